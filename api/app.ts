@@ -1,0 +1,69 @@
+import express, { type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import type { Config } from '../core/config.js';
+import { errors } from '../core/errors.js';
+import type { Services } from '../core/services.js';
+import { errorHandler } from './error-handler.js';
+import { type HttpMetrics, createMetrics, observeRequests } from './metrics.js';
+import { apiKeyGuard, platformGuard } from './middleware/auth.js';
+import { requestId } from './middleware/request-id.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { type RouteSpec, mountRoutes } from './route.js';
+import { apiKeyRoutes } from './routes/api-key.routes.js';
+import { healthRoutes } from './routes/health.routes.js';
+import { internalRoutes } from './routes/internal.routes.js';
+import { knowledgeBaseRoutes } from './routes/knowledge-base.routes.js';
+
+export interface AppDeps {
+  config: Pick<Config, 'adminToken' | 'metricsEnabled' | 'publicBaseUrl'>;
+  services: Services;
+  log: Logger;
+  version: string;
+}
+
+export interface App {
+  express: express.Express;
+  metrics: HttpMetrics;
+  routes: RouteSpec[];
+}
+
+/** Builds the HTTP application from its dependencies; no module-level state. */
+export function createApp(deps: AppDeps): App {
+  const { services, log, config } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+
+  const metrics = createMetrics();
+  const routes: RouteSpec[] = [
+    ...healthRoutes(services.health),
+    ...knowledgeBaseRoutes(services.knowledgeBases, services.documents),
+    ...apiKeyRoutes(services.keys),
+    ...internalRoutes(services.tenants),
+  ];
+  const openapi = buildOpenApiDocument(routes, { version: deps.version, serverUrl: config.publicBaseUrl });
+
+  app.use(requestId(log));
+  app.use(observeRequests(metrics));
+  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+
+  const router = express.Router();
+  mountRoutes(router, routes, { platform: platformGuard(config.adminToken), apiKey: apiKeyGuard(services.keys) });
+  router.get('/v1/openapi.json', (_req: Request, res: Response) => {
+    res.locals.routeTemplate = '/v1/openapi.json';
+    res.json(openapi);
+  });
+  if (config.metricsEnabled) {
+    router.get('/metrics', async (_req: Request, res: Response) => {
+      res.locals.routeTemplate = '/metrics';
+      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+  }
+  app.use(router);
+  app.use(() => {
+    throw errors.notFound('route');
+  });
+  app.use(errorHandler(log));
+  return { express: app, metrics, routes };
+}

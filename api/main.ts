@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, loadConfig } from '../core/config.js';
+import { migrate } from '../core/db/migrator.js';
+import { openDatabase } from '../core/db/open.js';
+import { createLogger } from '../core/logger.js';
+import { ensureAdminToken, forgetServer, recordServer, runningServer } from '../core/platform/data-dir.js';
+import { createServices } from '../core/services.js';
+import { createApp } from './app.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const log = createLogger(config);
+  const embedded = config.database.kind === 'embedded';
+
+  if (embedded) {
+    const other = await runningServer(config.dataDir);
+    if (other) {
+      console.error(`Another Lore server (pid ${other.pid}, port ${other.port}) is using DATA_DIR ${config.dataDir}.`);
+      process.exit(1);
+    }
+  }
+
+  let adminToken = config.adminToken;
+  if (!adminToken && embedded) {
+    const { token, created } = await ensureAdminToken(config.dataDir);
+    adminToken = token;
+    if (created) {
+      // Printed once, on first start; it stays readable in DATA_DIR/admin-token.
+      console.log(`\nLore admin token (kept in ${config.dataDir}/admin-token):\n  ${token}\n`);
+    }
+  } else if (!adminToken) {
+    log.warn('ADMIN_TOKEN is not set: the internal admin API (/internal/v1) is disabled.');
+  }
+
+  const db = await openDatabase(config);
+  if (config.migrateOnStart) {
+    const applied = await migrate(db);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+  }
+
+  const services = createServices(db, config);
+  const app = createApp({ config: { ...config, adminToken }, services, log, version });
+  const server = app.express.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  if (embedded) await recordServer(config.dataDir, { pid: process.pid, port });
+  log.info({ port, database: config.database.kind, dataDir: embedded ? config.dataDir : undefined }, 'Lore is listening');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    server.close(() => {
+      void (async () => {
+        await db.close();
+        if (embedded) await forgetServer(config.dataDir);
+        process.exit(0);
+      })();
+    });
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error('Lore failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

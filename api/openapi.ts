@@ -1,0 +1,77 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
+import type { RouteSpec } from './route.js';
+import { errorResponseSchema } from './schemas.js';
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Missing, malformed, unknown or revoked API key',
+  402: 'Payment required or quota exhausted',
+  403: 'Role too low or not allowed on this plan',
+  404: 'Not found (also for resources of other tenants)',
+  409: 'Conflict with the current state',
+  413: 'Too large',
+  415: 'Unsupported media type',
+  422: 'Validation failed',
+  429: 'Rate limited; see Retry-After',
+  500: 'Internal error',
+  503: 'Temporarily unavailable',
+};
+
+/**
+ * Builds the OpenAPI 3.1 document from the same route specs (and zod schemas) that the app mounts
+ * and validates with, so the document cannot drift from the behaviour.
+ */
+export function buildOpenApiDocument(routes: RouteSpec[], info: { version: string; serverUrl?: string | undefined }) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key: `Authorization: Bearer <key_prefix>_<random>`.',
+  });
+  for (const spec of routes) {
+    if (spec.internal) continue;
+    const responses: RouteConfig['responses'] = {};
+    responses[spec.status] = {
+      description: spec.response?.description ?? 'Success',
+      ...(spec.response?.schema
+        ? { content: { [spec.response.contentType ?? 'application/json']: { schema: spec.response.schema } } }
+        : {}),
+    };
+    const errorStatuses = new Set([...(spec.errors ?? []), ...(spec.body ? [422] : []), 500]);
+    for (const status of [...errorStatuses].sort()) {
+      responses[status] = {
+        description: STATUS_TEXT[status] ?? 'Error',
+        content: { 'application/json': { schema: errorResponseSchema } },
+      };
+    }
+    registry.registerPath({
+      method: spec.method,
+      path: spec.path,
+      operationId: spec.operationId,
+      summary: spec.summary,
+      tags: [spec.tag],
+      security: spec.access === 'public' ? [] : [{ ApiKey: [] }],
+      ...(spec.access !== 'public' && spec.access !== 'platform'
+        ? { description: `Minimum role: ${spec.access === 'any' ? 'any key' : spec.access}.` }
+        : {}),
+      request: {
+        ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
+        ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
+        ...(spec.headers ? { headers: spec.headers as z.ZodObject } : {}),
+        ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      },
+      responses,
+    });
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Lore API',
+      version: info.version,
+      description: 'Multi-tenant, multilingual knowledge retrieval. Errors are `{error, message, request_id, ...}`.',
+    },
+    servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
+    security: [{ ApiKey: [] }],
+  });
+}

@@ -1,0 +1,125 @@
+import type { NextFunction, Request, Response, Router } from 'express';
+import type { z } from 'zod';
+import { type RequestContext, type Role, roleAtLeast } from '../core/context.js';
+import { AppError, ValidationError, errors } from '../core/errors.js';
+import { zodIssues } from './validation.js';
+
+/**
+ * Who may call a route: nobody needs to authenticate (`public`), the platform operator with
+ * ADMIN_TOKEN (`platform`, internal API), any valid API key (`any`), or a key with at least a role.
+ */
+export type Access = 'public' | 'platform' | 'any' | Role;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+type AnyObject = z.ZodType<Record<string, unknown>>;
+
+export interface RouteSpec<P extends AnyObject = AnyObject, B extends z.ZodType = z.ZodType, Q extends AnyObject = AnyObject> {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI-style path, e.g. `/v1/knowledge-bases/{kb_id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  /** Internal and non-REST routes are left out of /v1/openapi.json. */
+  internal?: boolean;
+  params?: P;
+  body?: B;
+  query?: Q;
+  /** Header parameters to document (validated by the handler). */
+  headers?: AnyObject;
+  status: number;
+  response?: ResponseSpec;
+  /** Error statuses this route can answer with, for the OpenAPI document. */
+  errors?: number[];
+  /** Route-specific middleware run before validation (body parsers, rate limits). */
+  before?: Array<(req: Request, res: Response, next: NextFunction) => void | Promise<void>>;
+  handler: (input: HandlerInput<z.infer<P>, z.infer<B>, z.infer<Q>>) => Promise<unknown>;
+}
+
+export interface HandlerInput<P, B, Q> {
+  params: P;
+  body: B;
+  query: Q;
+  req: Request;
+  res: Response;
+  /** Present on routes whose access is a key role or `any`. */
+  ctx: RequestContext;
+}
+
+/** Identity helper that keeps each route's params/body/query types inferred. */
+export function route<P extends AnyObject, B extends z.ZodType, Q extends AnyObject>(
+  spec: RouteSpec<P, B, Q>,
+): RouteSpec {
+  return spec;
+}
+
+export function expressPath(openapiPath: string): string {
+  return openapiPath.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+function parseWith<T>(schema: z.ZodType<T> | undefined, value: unknown, location: string): T {
+  if (!schema) return value as T;
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ValidationError(zodIssues(result.error, location));
+  return result.data;
+}
+
+function isJsonRequest(req: Request): boolean {
+  return typeof req.is(['application/json', 'application/*+json']) === 'string';
+}
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/** Mounts routes on a router: access checks, validation, the handler, and the response status. */
+export function mountRoutes(
+  router: Router,
+  routes: RouteSpec[],
+  guards: {
+    platform: (req: Request) => void;
+    apiKey: (req: Request, res: Response) => Promise<RequestContext>;
+  },
+): void {
+  for (const spec of routes) {
+    const handlers = [
+      async (req: Request, res: Response, next: NextFunction) => {
+        res.locals.routeTemplate = spec.path;
+        if (spec.access === 'platform') guards.platform(req);
+        else if (spec.access !== 'public') {
+          const ctx = await guards.apiKey(req, res);
+          if (spec.access !== 'any' && !roleAtLeast(ctx.principal.role, spec.access)) {
+            throw errors.insufficientRole(spec.access);
+          }
+        }
+        next();
+      },
+      ...(spec.before ?? []),
+      async (req: Request, res: Response) => {
+        const params = parseWith(spec.params, req.params, 'path');
+        const query = parseWith(spec.query, req.query, 'query');
+        let rawBody: unknown = req.body;
+        if (spec.body) {
+          if (rawBody === undefined && hasBody(req) && !isJsonRequest(req)) {
+            throw new AppError(415, 'unsupported_media_type', 'The request body must be application/json.');
+          }
+          rawBody ??= {};
+        }
+        const body = parseWith(spec.body, rawBody, 'body');
+        const ctx = res.locals.ctx as RequestContext;
+        const result = await spec.handler({ params, body, query, req, res, ctx });
+        if (res.headersSent) return;
+        res.status(spec.status);
+        if (result === undefined || spec.status === 204) res.end();
+        else res.json(result);
+      },
+    ];
+    router[spec.method](expressPath(spec.path), ...handlers);
+  }
+}

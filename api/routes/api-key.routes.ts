@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { apiKeySchema, createApiKeySchema, createdApiKeySchema } from '../../core/keys/api-key.schema.js';
+import type { ApiKeyService } from '../../core/keys/api-key.service.js';
+import { scopeOf } from '../../core/shared/scope.js';
+import { type RouteSpec, route } from '../route.js';
+import { uuidParam } from '../schemas.js';
+
+export function apiKeyRoutes(keys: ApiKeyService): RouteSpec[] {
+  return [
+    route({
+      method: 'post',
+      path: '/v1/auth/keys',
+      operationId: 'createApiKey',
+      summary: 'Create an API key (the key is shown only in this response)',
+      tag: 'API keys',
+      access: 'admin',
+      body: createApiKeySchema,
+      status: 201,
+      response: { description: 'Created', schema: createdApiKeySchema },
+      errors: [401, 403, 422],
+      handler: ({ ctx, body }) => keys.create(scopeOf(ctx), body),
+    }),
+    route({
+      method: 'get',
+      path: '/v1/auth/keys',
+      operationId: 'listApiKeys',
+      summary: 'List active API keys (never the keys themselves)',
+      tag: 'API keys',
+      access: 'admin',
+      status: 200,
+      response: { description: 'Active keys, oldest first', schema: z.array(apiKeySchema) },
+      errors: [401, 403],
+      handler: ({ ctx }) => keys.list(scopeOf(ctx)),
+    }),
+    route({
+      method: 'delete',
+      path: '/v1/auth/keys/{id}',
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key; it stops working at once',
+      tag: 'API keys',
+      access: 'admin',
+      params: z.object({ id: uuidParam }),
+      status: 204,
+      errors: [401, 403, 404],
+      handler: async ({ ctx, params }) => {
+        await keys.revoke(scopeOf(ctx), params.id);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { createTenantSchema, updateTenantSchema } from '../../core/tenants/tenant.schema.js';
+import type { TenantService } from '../../core/tenants/tenant.service.js';
+import { type RouteSpec, route } from '../route.js';
+import { uuidParam } from '../schemas.js';
+
+const tenantParams = z.object({ id: uuidParam });
+
+/** The platform operator's API under /internal/v1 (ADMIN_TOKEN; not in the OpenAPI document). */
+export function internalRoutes(tenants: TenantService): RouteSpec[] {
+  const common = { tag: 'Internal', access: 'platform', internal: true } as const;
+  return [
+    route({
+      ...common,
+      method: 'post',
+      path: '/internal/v1/tenants',
+      operationId: 'internalCreateTenant',
+      summary: 'Create a tenant and its first admin key',
+      body: createTenantSchema,
+      status: 201,
+      handler: async ({ body }) => {
+        const { id, api_key } = await tenants.create(body);
+        return { id, api_key };
+      },
+    }),
+    route({
+      ...common,
+      method: 'get',
+      path: '/internal/v1/tenants/{id}',
+      operationId: 'internalGetTenant',
+      summary: 'Get a tenant',
+      params: tenantParams,
+      status: 200,
+      handler: ({ params }) => tenants.get(params.id),
+    }),
+    route({
+      ...common,
+      method: 'patch',
+      path: '/internal/v1/tenants/{id}',
+      operationId: 'internalUpdateTenant',
+      summary: 'Support actions: status, plan, add-ons, limit overrides',
+      params: tenantParams,
+      body: updateTenantSchema,
+      status: 200,
+      handler: ({ params, body }) => tenants.update(params.id, body),
+    }),
+    route({
+      ...common,
+      method: 'post',
+      path: '/internal/v1/tenants/{id}/api-keys',
+      operationId: 'internalIssueAdminKey',
+      summary: 'Issue a new admin key to a tenant that lost access',
+      params: tenantParams,
+      body: z.strictObject({ name: z.string().trim().min(1).max(200).optional() }),
+      status: 201,
+      handler: ({ params, body }) => tenants.issueAdminKey(params.id, body.name),
+    }),
+  ];
+}

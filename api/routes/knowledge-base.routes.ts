@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { documentSummarySchema } from '../../core/documents/document.schema.js';
+import type { DocumentService } from '../../core/documents/document.service.js';
+import { ValidationError } from '../../core/errors.js';
+import {
+  createKnowledgeBaseSchema,
+  knowledgeBaseSchema,
+  updateKnowledgeBaseSchema,
+} from '../../core/knowledge-bases/knowledge-base.schema.js';
+import type { KnowledgeBaseService } from '../../core/knowledge-bases/knowledge-base.service.js';
+import { scopeOf } from '../../core/shared/scope.js';
+import { type RouteSpec, route } from '../route.js';
+import { uuidParam } from '../schemas.js';
+
+const kbParams = z.object({ kb_id: uuidParam });
+
+export function knowledgeBaseRoutes(knowledgeBases: KnowledgeBaseService, documents: DocumentService): RouteSpec[] {
+  return [
+    route({
+      method: 'post',
+      path: '/v1/knowledge-bases',
+      operationId: 'createKnowledgeBase',
+      summary: 'Create a knowledge base',
+      tag: 'Knowledge bases',
+      access: 'write',
+      body: createKnowledgeBaseSchema,
+      status: 201,
+      response: { description: 'Created', schema: z.object({ id: z.uuid() }) },
+      errors: [401, 403, 422],
+      handler: ({ ctx, body }) => knowledgeBases.create(scopeOf(ctx), body),
+    }),
+    route({
+      method: 'get',
+      path: '/v1/knowledge-bases',
+      operationId: 'listKnowledgeBases',
+      summary: 'List the knowledge bases the key can see',
+      tag: 'Knowledge bases',
+      access: 'any',
+      status: 200,
+      response: { description: 'Knowledge bases, oldest first', schema: z.array(knowledgeBaseSchema) },
+      errors: [401],
+      handler: ({ ctx }) => knowledgeBases.list(scopeOf(ctx)),
+    }),
+    route({
+      method: 'patch',
+      path: '/v1/knowledge-bases/{kb_id}',
+      operationId: 'updateKnowledgeBase',
+      summary: 'Rename a knowledge base or change its translation settings',
+      tag: 'Knowledge bases',
+      access: 'write',
+      params: kbParams,
+      body: updateKnowledgeBaseSchema,
+      status: 204,
+      errors: [401, 403, 404, 422],
+      before: [
+        (req, _res, next) => {
+          const body = req.body as unknown;
+          if (typeof body === 'object' && body !== null && 'dimensions' in body) {
+            throw new ValidationError([{ field: 'body.dimensions', message: 'dimensions cannot be changed after creation' }]);
+          }
+          next();
+        },
+      ],
+      handler: async ({ ctx, params, body }) => {
+        await knowledgeBases.update(scopeOf(ctx), params.kb_id, body);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/knowledge-bases/{kb_id}/documents',
+      operationId: 'listKnowledgeBaseDocuments',
+      summary: 'List the documents of a knowledge base',
+      tag: 'Knowledge bases',
+      access: 'any',
+      params: kbParams,
+      status: 200,
+      response: { description: 'Documents, oldest first', schema: z.array(documentSummarySchema) },
+      errors: [401, 404],
+      handler: ({ ctx, params }) => documents.listOfKnowledgeBase(scopeOf(ctx), params.kb_id),
+    }),
+  ];
+}

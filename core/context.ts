@@ -1,0 +1,38 @@
+import type { Logger } from 'pino';
+import type { PlanId } from './plans.js';
+
+export const ROLES = ['read', 'write', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+const ROLE_RANK: Record<Role, number> = { read: 1, write: 2, admin: 3 };
+
+/** read < write < admin: a key may do what its role and every lower role may do. */
+export function roleAtLeast(role: Role, required: Role): boolean {
+  return ROLE_RANK[role] >= ROLE_RANK[required];
+}
+
+/** Who is calling: an API key (REST) or an OAuth client (MCP), always on behalf of one tenant. */
+export interface Principal {
+  kind: 'api_key' | 'oauth_client';
+  id: string;
+  role: Role;
+}
+
+/** The tenant as the authentication step loaded it, so later steps need no second lookup. */
+export interface TenantSnapshot {
+  id: string;
+  plan: PlanId;
+  status: 'active' | 'suspended';
+}
+
+export interface RequestContext {
+  principal: Principal;
+  tenant: TenantSnapshot;
+  tenantId: string;
+  /** Set when the key is scoped to a sub-tenant: the caller sees only that sub-tenant's data. */
+  subTenantId: string | null;
+  /** End user named by X-User-Id, if any. */
+  userId: string | null;
+  requestId: string;
+  log: Logger;
+}

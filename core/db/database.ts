@@ -1,0 +1,23 @@
+/**
+ * The Database port. Two adapters speak the same PostgreSQL dialect: PGlite (embedded, in
+ * DATA_DIR) and a `pg` pool (DATABASE_URL). Only repositories and the migrator use it.
+ */
+export type SqlParam = string | number | boolean | null | Date | Buffer | readonly unknown[] | object;
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly SqlParam[]): Promise<QueryResult<T>>;
+  /** Runs a multi-statement script without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'embedded' | 'postgres';
+  /** Runs `fn` in a transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,46 @@
+import pg from 'pg';
+import type { Database, QueryResult, Queryable, SqlParam } from './database.js';
+
+// int8 (counts, byte sizes) as numbers, as PGlite returns them; our values stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<T>(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult<T>> {
+      const res = await client.query(sql, params as unknown[]);
+      return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
+    },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
+  };
+}
+
+/** A PostgreSQL server through a `pg` connection pool. */
+export function openPgDatabase(url: string, poolSize = 10): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const root = wrap(pool);
+  return {
+    kind: 'postgres',
+    ...root,
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async close(): Promise<void> {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import type { Role } from '../context.js';
+import type { Queryable } from '../db/database.js';
+import type { PlanId } from '../plans.js';
+import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
+
+export interface ApiKeyRow {
+  id: string;
+  tenant_id: string;
+  sub_tenant_id: string | null;
+  name: string;
+  role: Role;
+  key_hint: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+export interface AuthenticatedKeyRow {
+  id: string;
+  key_hash: string;
+  tenant_id: string;
+  sub_tenant_id: string | null;
+  role: Role;
+  plan: PlanId;
+  status: 'active' | 'suspended';
+}
+
+const COLUMNS = 'id, tenant_id, sub_tenant_id, name, role, key_hint, created_at, last_used_at';
+
+export async function insertApiKey(
+  db: Queryable,
+  row: { tenantId: string; subTenantId: string | null; name: string; role: Role; keyHash: string; keyHint: string },
+): Promise<ApiKeyRow> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `INSERT INTO api_keys (tenant_id, sub_tenant_id, name, role, key_hash, key_hint)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+    [row.tenantId, row.subTenantId, row.name, row.role, row.keyHash, row.keyHint],
+  );
+  return rows[0]!;
+}
+
+/**
+ * Finds an active key by its hash together with its tenant, and records its use, in one round
+ * trip. `last_used_at` is written at most once a minute per key, so reads stay cheap.
+ */
+export async function authenticateKeyHash(db: Queryable, keyHash: string): Promise<AuthenticatedKeyRow | undefined> {
+  const { rows } = await db.query<AuthenticatedKeyRow>(
+    `WITH k AS (
+       SELECT k.id, k.key_hash, k.tenant_id, k.sub_tenant_id, k.role, k.last_used_at, t.plan, t.status
+       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+       WHERE k.key_hash = $1 AND k.revoked_at IS NULL
+     ), touched AS (
+       UPDATE api_keys SET last_used_at = now()
+       WHERE id = (SELECT id FROM k)
+         AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')
+     )
+     SELECT id, key_hash, tenant_id, sub_tenant_id, role, plan, status FROM k`,
+    [keyHash],
+  );
+  return rows[0];
+}
+
+export async function listApiKeys(db: Queryable, scope: Scope): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${COLUMNS} FROM api_keys k WHERE ${scopeSql('k', 1)} AND revoked_at IS NULL ORDER BY created_at, id`,
+    scopeParams(scope),
+  );
+  return rows;
+}
+
+/** Revokes a key of the scope; false when there is no such active key. */
+export async function revokeApiKey(db: Queryable, scope: Scope, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE api_keys k SET revoked_at = now() WHERE ${scopeSql('k', 1)} AND k.id = $3 AND k.revoked_at IS NULL`,
+    [...scopeParams(scope), id],
+  );
+  return rowCount > 0;
+}

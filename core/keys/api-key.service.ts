@@ -1,0 +1,87 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Role } from '../context.js';
+import type { Database, Queryable } from '../db/database.js';
+import { errors } from '../errors.js';
+import { isUuid } from '../shared/ids.js';
+import type { Scope } from '../shared/scope.js';
+import {
+  type ApiKeyRow,
+  type AuthenticatedKeyRow,
+  authenticateKeyHash,
+  insertApiKey,
+  listApiKeys,
+  revokeApiKey,
+} from './api-key.repository.js';
+import type { ApiKeyView, CreateApiKeyInput } from './api-key.schema.js';
+
+/** 32 random bytes: 256 bits, 43 base64url characters. */
+const KEY_RANDOM_BYTES = 32;
+
+function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function presentApiKey(row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    sub_tenant_id: row.sub_tenant_id,
+    key_hint: row.key_hint,
+    created_at: row.created_at.toISOString(),
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+  };
+}
+
+export class ApiKeyService {
+  private readonly keyPattern: RegExp;
+
+  constructor(
+    private readonly db: Database,
+    private readonly prefix: string,
+  ) {
+    this.keyPattern = new RegExp(`^${prefix}_[A-Za-z0-9_-]{${Math.ceil((KEY_RANDOM_BYTES * 4) / 3)}}$`);
+  }
+
+  /** Issues a key. Only its hash is stored; the returned `key` cannot be retrieved again. */
+  async issue(
+    db: Queryable,
+    params: { tenantId: string; subTenantId: string | null; name: string; role: Role },
+  ): Promise<{ key: string; row: ApiKeyRow }> {
+    const key = `${this.prefix}_${randomBytes(KEY_RANDOM_BYTES).toString('base64url')}`;
+    const row = await insertApiKey(db, { ...params, keyHash: hashKey(key), keyHint: key.slice(-4) });
+    return { key, row };
+  }
+
+  async create(scope: Scope, input: CreateApiKeyInput): Promise<{ key: string; id: string }> {
+    const { key, row } = await this.issue(this.db, {
+      tenantId: scope.tenantId,
+      subTenantId: scope.subTenantId,
+      name: input.name,
+      role: input.role,
+    });
+    return { key, id: row.id };
+  }
+
+  async list(scope: Scope): Promise<ApiKeyView[]> {
+    return (await listApiKeys(this.db, scope)).map(presentApiKey);
+  }
+
+  async revoke(scope: Scope, id: string): Promise<void> {
+    if (!isUuid(id) || !(await revokeApiKey(this.db, scope, id))) throw errors.notFound('API key');
+  }
+
+  /**
+   * Resolves a presented key to its active record, or undefined. Malformed keys never reach the
+   * database. The lookup is by SHA-256 digest, so response time does not depend on how much of a
+   * guessed key matches a real one; the digest comparison itself is constant-time as well.
+   */
+  async authenticate(presented: string): Promise<AuthenticatedKeyRow | undefined> {
+    if (!this.keyPattern.test(presented)) return undefined;
+    const digest = hashKey(presented);
+    const row = await authenticateKeyHash(this.db, digest);
+    if (!row) return undefined;
+    const same = timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(digest, 'hex'));
+    return same ? row : undefined;
+  }
+}

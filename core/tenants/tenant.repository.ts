@@ -1,0 +1,45 @@
+import type { Queryable } from '../db/database.js';
+import type { CreateTenantInput, TenantRecord, UpdateTenantInput } from './tenant.schema.js';
+
+const COLUMNS = `id, name, email, plan, status, addons, anonymize_default, translation_config,
+  limit_overrides, created_at, updated_at`;
+
+export async function insertTenant(db: Queryable, input: CreateTenantInput): Promise<TenantRecord> {
+  const { rows } = await db.query<TenantRecord>(
+    `INSERT INTO tenants (name, plan, email) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
+    [input.name, input.plan, input.email ?? null],
+  );
+  return rows[0]!;
+}
+
+export async function findTenant(db: Queryable, id: string): Promise<TenantRecord | undefined> {
+  const { rows } = await db.query<TenantRecord>(`SELECT ${COLUMNS} FROM tenants WHERE id = $1`, [id]);
+  return rows[0];
+}
+
+/** Locks the tenant row for the rest of the transaction: serializes quota checks of one tenant. */
+export async function lockTenant(db: Queryable, id: string): Promise<TenantRecord | undefined> {
+  const { rows } = await db.query<TenantRecord>(`SELECT ${COLUMNS} FROM tenants WHERE id = $1 FOR UPDATE`, [id]);
+  return rows[0];
+}
+
+const JSON_COLUMNS = new Set(['translation_config', 'limit_overrides']);
+
+export async function updateTenant(
+  db: Queryable,
+  id: string,
+  patch: UpdateTenantInput,
+): Promise<TenantRecord | undefined> {
+  const sets: string[] = [];
+  const params: unknown[] = [id];
+  for (const [column, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    params.push(JSON_COLUMNS.has(column) ? JSON.stringify(value) : value);
+    sets.push(`${column} = $${params.length}`);
+  }
+  const { rows } = await db.query<TenantRecord>(
+    `UPDATE tenants SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+    params as never,
+  );
+  return rows[0];
+}
