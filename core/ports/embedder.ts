@@ -1,0 +1,48 @@
+/** Queries and documents may be embedded differently (e5's 'query: ' / 'passage: ' prefixes). */
+export type EmbeddingKind = 'query' | 'document';
+
+/** Knowledge bases declare between 1 and 4096 dimensions (spec §Knowledge bases). */
+export const MIN_DIMENSIONS = 1;
+export const MAX_DIMENSIONS = 4096;
+
+export interface EmbedOptions {
+  dimensions: number;
+  kind: EmbeddingKind;
+}
+
+export interface Embedder {
+  /**
+   * Stable identifier recorded with every chunk, e.g. 'lexical-v1', 'openai:text-embedding-3-small',
+   * 'onnx:multilingual-e5-small'. Changes when vectors would change.
+   */
+  readonly id: string;
+  /** One L2-normalised vector of exactly `dimensions` numbers per text, in order. */
+  embed(texts: string[], options: EmbedOptions): Promise<Float32Array[]>;
+}
+
+export type EmbedderErrorCode =
+  /** Network failure, timeout, 429 or 5xx, still failing after the retries. */
+  | 'unavailable'
+  /** The endpoint refused the request (4xx other than 429): wrong model, key or input. */
+  | 'rejected'
+  /** The endpoint or model answered something that is not a usable embedding. */
+  | 'invalid_response'
+  /** A local model directory is missing a file or cannot be loaded. */
+  | 'model_unavailable';
+
+/**
+ * Why embedding failed. Messages name the endpoint, model or directory but never a secret, so they
+ * are safe to log and to store as a job's sanitized error.
+ */
+export class EmbedderError extends Error {
+  override name = 'EmbedderError';
+  constructor(
+    readonly code: EmbedderErrorCode,
+    message: string,
+    /** HTTP status of the last upstream answer, when there was one. */
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
