@@ -1,0 +1,140 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, type Config, loadConfig } from '../core/config.js';
+import { migrate } from '../core/db/migrator.js';
+import { openDatabase } from '../core/db/open.js';
+import { AppError } from '../core/errors.js';
+import { readAdminToken, runningServer } from '../core/platform/data-dir.js';
+import { createServices } from '../core/services.js';
+import { createTenantSchema, updateTenantSchema } from '../core/tenants/tenant.schema.js';
+
+const USAGE = `Usage: npm run cli -- <command>
+
+  tenant create --name NAME --plan free|payg|standard|enterprise [--email EMAIL]
+  tenant get ID
+  tenant update ID [--name N] [--plan P] [--status active|suspended] [--addons a,b] [--anonymize true|false]
+  tenant issue-key ID            a new admin key for a tenant that lost access
+
+Prints JSON. With the embedded database and a Lore server running on the same DATA_DIR, the CLI
+goes through that server's internal admin API (PGlite admits one process per data directory);
+otherwise it opens the database itself.`;
+
+/** The operations the CLI offers, implemented over HTTP or directly over the service layer. */
+interface TenantAdmin {
+  create(body: unknown): Promise<unknown>;
+  get(id: string): Promise<unknown>;
+  update(id: string, body: unknown): Promise<unknown>;
+  issueKey(id: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+async function httpAdmin(baseUrl: string, token: string): Promise<TenantAdmin> {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${baseUrl}/internal/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await res.json()) as { error?: string; message?: string };
+    if (!res.ok) throw new AppError(res.status, json.error ?? 'error', json.message ?? res.statusText, json);
+    return json;
+  };
+  return Promise.resolve({
+    create: (body) => call('POST', '/tenants', body),
+    get: (id) => call('GET', `/tenants/${id}`),
+    update: (id, body) => call('PATCH', `/tenants/${id}`, body),
+    issueKey: (id) => call('POST', `/tenants/${id}/api-keys`, {}),
+    close: () => Promise.resolve(),
+  });
+}
+
+async function directAdmin(config: Config): Promise<TenantAdmin> {
+  const db = await openDatabase(config);
+  if (config.migrateOnStart) await migrate(db);
+  const { tenants } = createServices(db, config);
+  const parse = <T>(schema: { parse(v: unknown): T }, v: unknown) => schema.parse(v);
+  return {
+    create: async (body) => {
+      const { id, api_key } = await tenants.create(parse(createTenantSchema, body));
+      return { id, api_key };
+    },
+    get: (id) => tenants.get(id),
+    update: (id, body) => tenants.update(id, parse(updateTenantSchema, body)),
+    issueKey: (id) => tenants.issueAdminKey(id),
+    close: () => db.close(),
+  };
+}
+
+async function connect(config: Config): Promise<TenantAdmin> {
+  if (config.database.kind === 'embedded') {
+    const server = await runningServer(config.dataDir);
+    if (server) {
+      const token = config.adminToken ?? (await readAdminToken(config.dataDir));
+      if (!token) throw new Error(`No admin token: set ADMIN_TOKEN or keep ${config.dataDir}/admin-token.`);
+      return httpAdmin(`http://127.0.0.1:${server.port}`, token);
+    }
+  }
+  return directAdmin(config);
+}
+
+function tenantUpdateBody(values: Record<string, string | undefined>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (values.name) body.name = values.name;
+  if (values.email) body.email = values.email;
+  if (values.plan) body.plan = values.plan;
+  if (values.status) body.status = values.status;
+  if (values.addons !== undefined) body.addons = values.addons.split(',').filter(Boolean);
+  if (values.anonymize !== undefined) body.anonymize_default = values.anonymize === 'true';
+  return body;
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      email: { type: 'string' },
+      status: { type: 'string' },
+      addons: { type: 'string' },
+      anonymize: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, command, id] = positionals;
+  if (values.help || group !== 'tenant' || !command) {
+    console.log(USAGE);
+    process.exit(values.help ? 0 : 2);
+  }
+  const admin = await connect(loadConfig());
+  try {
+    switch (command) {
+      case 'create':
+        return await admin.create({ name: values.name, plan: values.plan, ...(values.email ? { email: values.email } : {}) });
+      case 'get':
+      case 'update':
+      case 'issue-key': {
+        if (!id) throw new Error(`tenant ${command} needs a tenant id`);
+        if (command === 'get') return await admin.get(id);
+        if (command === 'update') return await admin.update(id, tenantUpdateBody(values));
+        return await admin.issueKey(id);
+      }
+      default:
+        throw new Error(`unknown command: tenant ${command}\n\n${USAGE}`);
+    }
+  } finally {
+    await admin.close();
+  }
+}
+
+try {
+  console.log(JSON.stringify(await run(process.argv.slice(2)), null, 2));
+} catch (err) {
+  if (err instanceof ConfigError) console.error(err.message);
+  else if (err instanceof AppError) console.error(`${err.code}: ${err.message}`);
+  else if (err && typeof err === 'object' && 'issues' in err) {
+    const issues = (err as { issues: Array<{ path: PropertyKey[]; message: string }> }).issues;
+    console.error(`Invalid arguments: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  } else console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { openPgDatabase } from '../../core/db/pg.database.js';
+import { type TestApp, client, createTenant, startTestApp } from '../support/app.js';
+import { testDatabases } from '../support/databases.js';
+
+for (const database of testDatabases()) {
+  describe(`HTTP behaviour [${database.name}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(await database.get());
+    });
+    after(() => app.close());
+
+    it('answers unknown routes with 404 not_found in the error shape', async () => {
+      const res = await client(app.url)('GET', '/v1/nothing-here');
+      assert.equal(res.status, 404);
+      assert.equal(res.body.error, 'not_found');
+      assert.equal(typeof res.body.message, 'string');
+      assert.equal(res.body.request_id, res.headers.get('x-request-id'));
+    });
+
+    it('answers malformed JSON with 400 invalid_json', async () => {
+      const t = await createTenant(app);
+      const res = await client(app.url, t.key)('POST', '/v1/knowledge-bases', '{"name":', { 'content-type': 'application/json' });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error, 'invalid_json');
+    });
+
+    it('answers a non-JSON body with 415', async () => {
+      const t = await createTenant(app);
+      const res = await client(app.url, t.key)('POST', '/v1/knowledge-bases', 'name=x', { 'content-type': 'application/x-www-form-urlencoded' });
+      assert.equal(res.status, 415);
+      assert.equal(res.body.error, 'unsupported_media_type');
+    });
+
+    it('answers an oversized JSON body with 413', async () => {
+      const t = await createTenant(app);
+      const res = await client(app.url, t.key)('POST', '/v1/knowledge-bases', { name: 'x'.repeat(2 * 1024 * 1024) });
+      assert.equal(res.status, 413);
+      assert.equal(res.body.error, 'payload_too_large');
+    });
+
+    it('echoes a safe X-Request-Id and makes one otherwise', async () => {
+      const echoed = await client(app.url)('GET', '/health/live', undefined, { 'x-request-id': 'abc-123' });
+      assert.equal(echoed.headers.get('x-request-id'), 'abc-123');
+      const made = await client(app.url)('GET', '/health/live', undefined, { 'x-request-id': 'bad id\u00e9<script>' });
+      assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+      const err = await client(app.url)('GET', '/v1/knowledge-bases', undefined, { 'x-request-id': 'req-42' });
+      assert.equal(err.body.request_id, 'req-42');
+    });
+
+    it('serves liveness, readiness and index health without authentication', async () => {
+      assert.deepEqual((await client(app.url)('GET', '/health/live')).body, { status: 'ok' });
+      assert.deepEqual((await client(app.url)('GET', '/health/ready')).body, { status: 'ok' });
+      const index = await client(app.url)('GET', '/health/index');
+      const { rows } = await app.db.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
+      if (rows.length) {
+        assert.equal(index.status, 200);
+        assert.deepEqual(index.body, { idx_chunks_embedding: 'ok', idx_platform_chunks_embedding: 'ok' });
+      } else {
+        // A PostgreSQL without pgvector has no vector indexes, and says so.
+        assert.equal(index.status, 503);
+        assert.deepEqual(index.body, { idx_chunks_embedding: 'missing', idx_platform_chunks_embedding: 'missing' });
+      }
+    });
+
+    it('exposes Prometheus metrics labelled by route template', async () => {
+      const t = await createTenant(app);
+      const api = client(app.url, t.key);
+      const { id } = (await api('POST', '/v1/knowledge-bases', { name: 'm' })).body;
+      await api('PATCH', `/v1/knowledge-bases/${id}`, { name: 'n' });
+      const metrics = await client(app.url)('GET', '/metrics');
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.headers.get('content-type') ?? '', /text\/plain/);
+      const text = metrics.body as string;
+      assert.match(text, /lore_http_requests_total\{method="PATCH",route="\/v1\/knowledge-bases\/\{kb_id\}",status="204"\} 1/);
+      assert.match(text, /lore_http_request_duration_seconds_bucket\{le="[^"]+",method="POST",route="\/v1\/knowledge-bases",status="201"\}/);
+      assert.ok(!text.includes(id), 'raw ids never become labels');
+    });
+  });
+}
+
+describe('HTTP behaviour with an unreachable database', () => {
+  let app: TestApp;
+  before(async () => {
+    // A real pg adapter pointed at a port where no server listens.
+    app = await startTestApp(openPgDatabase('postgres://lore@127.0.0.1:1/nowhere', 1));
+  });
+  after(async () => {
+    await app.close();
+    await app.db.close();
+  });
+
+  it('reports not ready with 503', async () => {
+    const res = await client(app.url)('GET', '/health/ready');
+    assert.equal(res.status, 503);
+    assert.deepEqual(res.body, { status: 'unavailable' });
+    assert.equal((await client(app.url)('GET', '/health/live')).status, 200);
+  });
+
+  it('answers 500 without internal detail', async () => {
+    const res = await client(app.url, `lore_${'a'.repeat(43)}`)('GET', '/v1/knowledge-bases');
+    assert.equal(res.status, 500);
+    assert.deepEqual(Object.keys(res.body).sort(), ['error', 'message', 'request_id']);
+    assert.equal(res.body.error, 'internal_error');
+    assert.ok(!/ECONNREFUSED|127\.0\.0\.1|at /.test(res.body.message));
+  });
+});
