@@ -76,7 +76,7 @@ async function connect(config: Config): Promise<TenantAdmin> {
   return directAdmin(config);
 }
 
-function tenantUpdateBody(values: Record<string, string | undefined>): Record<string, unknown> {
+function tenantUpdateBody(values: Partial<Record<'name' | 'email' | 'plan' | 'status' | 'addons' | 'anonymize', string>>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (values.name) body.name = values.name;
   if (values.email) body.email = values.email;
