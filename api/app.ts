@@ -12,7 +12,9 @@ import { type RouteSpec, mountRoutes } from './route.js';
 import { apiKeyRoutes } from './routes/api-key.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { internalRoutes } from './routes/internal.routes.js';
+import { documentRoutes } from './routes/document.routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base.routes.js';
+import { queryRoutes } from './routes/query.routes.js';
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'metricsEnabled' | 'publicBaseUrl'>;
@@ -39,6 +41,8 @@ export function createApp(deps: AppDeps): App {
   const routes: RouteSpec[] = [
     ...healthRoutes(services.health),
     ...knowledgeBaseRoutes(services.knowledgeBases, services.documents),
+    ...documentRoutes(services.documents, services.jobs),
+    ...queryRoutes(services.search),
     ...apiKeyRoutes(services.keys),
     ...internalRoutes(services.tenants),
   ];
@@ -46,7 +50,10 @@ export function createApp(deps: AppDeps): App {
 
   app.use(requestId(log));
   app.use(observeRequests(metrics));
-  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+  const jsonTypes = ['application/json', 'application/*+json'];
+  // Document content may be 10 MB, which JSON escaping can grow; everything else stays small.
+  app.use('/v1/documents', express.json({ limit: '40mb', type: jsonTypes }));
+  app.use(express.json({ limit: '1mb', type: jsonTypes }));
 
   const router = express.Router();
   mountRoutes(router, routes, { platform: platformGuard(config.adminToken), apiKey: apiKeyGuard(services.keys) });

@@ -5,8 +5,8 @@ import { migrate } from '../core/db/migrator.js';
 import { openDatabase } from '../core/db/open.js';
 import { createLogger } from '../core/logger.js';
 import { ensureAdminToken, forgetServer, recordServer, runningServer } from '../core/platform/data-dir.js';
-import { createServices } from '../core/services.js';
 import { createApp } from './app.js';
+import { createRuntime } from './runtime.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -50,8 +50,9 @@ async function main(): Promise<void> {
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
 
-  const services = createServices(db, config);
-  const app = createApp({ config: { ...config, adminToken }, services, log, version });
+  const runtime = await createRuntime(db, config, log);
+  if (config.jobs.enabled) await runtime.engine.start();
+  const app = createApp({ config: { ...config, adminToken }, services: runtime.services, log, version });
   const server = app.express.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     server.close(() => {
       void (async () => {
+        await runtime.close();
         await db.close();
         if (embedded) await forgetServer(config.dataDir);
         process.exit(0);

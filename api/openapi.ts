@@ -60,6 +60,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { version: strin
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
         ...(spec.headers ? { headers: spec.headers as z.ZodObject } : {}),
         ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+        ...(spec.multipart ? { body: { required: true, content: { 'multipart/form-data': { schema: spec.multipart } } } } : {}),
       },
       responses,
     });

@@ -30,6 +30,8 @@ export interface RouteSpec<P extends AnyObject = AnyObject, B extends z.ZodType 
   internal?: boolean;
   params?: P;
   body?: B;
+  /** A multipart/form-data body (parsed by the handler); this schema only documents its parts. */
+  multipart?: z.ZodType;
   query?: Q;
   /** Header parameters to document (validated by the handler). */
   headers?: AnyObject;

@@ -4,7 +4,8 @@ import { migrate } from '../core/db/migrator.js';
 import { openDatabase } from '../core/db/open.js';
 import { AppError } from '../core/errors.js';
 import { readAdminToken, runningServer } from '../core/platform/data-dir.js';
-import { createServices } from '../core/services.js';
+import pino from 'pino';
+import { createRuntime } from '../api/runtime.js';
 import { createTenantSchema, updateTenantSchema } from '../core/tenants/tenant.schema.js';
 
 const USAGE = `Usage: npm run cli -- <command>
@@ -50,7 +51,8 @@ async function httpAdmin(baseUrl: string, token: string): Promise<TenantAdmin> {
 async function directAdmin(config: Config): Promise<TenantAdmin> {
   const db = await openDatabase(config);
   if (config.migrateOnStart) await migrate(db);
-  const { tenants } = createServices(db, config);
+  const runtime = await createRuntime(db, config, pino({ level: 'silent' }));
+  const { tenants } = runtime.services;
   const parse = <T>(schema: { parse(v: unknown): T }, v: unknown) => schema.parse(v);
   return {
     create: async (body) => {
@@ -60,7 +62,10 @@ async function directAdmin(config: Config): Promise<TenantAdmin> {
     get: (id) => tenants.get(id),
     update: (id, body) => tenants.update(id, parse(updateTenantSchema, body)),
     issueKey: (id) => tenants.issueAdminKey(id),
-    close: () => db.close(),
+    close: async () => {
+      await runtime.close();
+      await db.close();
+    },
   };
 }
 

@@ -29,6 +29,26 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   METRICS_ENABLED: boolFromEnv.default(true),
   MIGRATE_ON_START: boolFromEnv.optional(),
+  EMBEDDER: z.enum(['lexical', 'onnx', 'openai']).default('lexical'),
+  EMBEDDER_MODEL_DIR: z.string().min(1).optional(),
+  EMBEDDER_URL: urlString.optional(),
+  EMBEDDER_MODEL: z.string().min(1).optional(),
+  EMBEDDER_API_KEY: z.string().min(1).optional(),
+  EMBEDDER_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(64),
+  EMBEDDER_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  CHUNK_TARGET_CHARS: z.coerce.number().int().min(100).max(20_000).default(1000),
+  CHUNK_OVERLAP_CHARS: z.coerce.number().int().min(0).max(5_000).default(150),
+  CHUNK_MAX_CHARS: z.coerce.number().int().min(200).max(40_000).default(2000),
+  PDF_PARSE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  PDF_WORKERS: z.coerce.number().int().min(1).max(32).default(2),
+  LANGUAGE_DETECTION_DATASET: z.enum(['large', 'medium', 'small']).default('large'),
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  JOB_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3600).default(2),
+  JOBS_ENABLED: boolFromEnv.default(true),
+  VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(10_000),
+  HNSW_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(100),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -46,6 +66,18 @@ export interface Config {
   metricsEnabled: boolean;
   /** Migrations run at start-up in the embedded mode; a server is migrated with `npm run migrate`. */
   migrateOnStart: boolean;
+  embedder:
+    | { kind: 'lexical' }
+    | { kind: 'onnx'; modelDir: string }
+    | { kind: 'openai'; url: string; model: string; apiKey: string | undefined };
+  embedderBatchSize: number;
+  embedderTimeoutMs: number;
+  chunking: { targetChars: number; overlapChars: number; maxChars: number };
+  pdfParseTimeoutMs: number;
+  pdfWorkers: number;
+  languageDetectionDataset: 'large' | 'medium' | 'small';
+  jobs: { enabled: boolean; concurrency: number; maxAttempts: number; leaseSeconds: number; retryBaseSeconds: number };
+  vectorIndex: { exactScanThreshold: number; efSearch: number };
 }
 
 export class ConfigError extends Error {
@@ -63,6 +95,22 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${variable}: ${issue?.message ?? 'invalid value'}`);
   }
   const e = parsed.data;
+  const fail = (variable: string, message: string): never => {
+    throw new ConfigError(`Invalid configuration: ${variable}: ${message}`);
+  };
+  let embedder: Config['embedder'] = { kind: 'lexical' };
+  if (e.EMBEDDER === 'onnx') {
+    embedder = { kind: 'onnx', modelDir: e.EMBEDDER_MODEL_DIR ?? fail('EMBEDDER_MODEL_DIR', 'required when EMBEDDER=onnx') };
+  } else if (e.EMBEDDER === 'openai') {
+    embedder = {
+      kind: 'openai',
+      url: e.EMBEDDER_URL ?? fail('EMBEDDER_URL', 'required when EMBEDDER=openai'),
+      model: e.EMBEDDER_MODEL ?? fail('EMBEDDER_MODEL', 'required when EMBEDDER=openai'),
+      apiKey: e.EMBEDDER_API_KEY,
+    };
+  }
+  if (e.CHUNK_OVERLAP_CHARS >= e.CHUNK_TARGET_CHARS) fail('CHUNK_OVERLAP_CHARS', 'must be smaller than CHUNK_TARGET_CHARS');
+  if (e.CHUNK_MAX_CHARS < e.CHUNK_TARGET_CHARS) fail('CHUNK_MAX_CHARS', 'must be at least CHUNK_TARGET_CHARS');
   const database: Config['database'] = e.DATABASE_URL
     ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
     : { kind: 'embedded' };
@@ -77,5 +125,20 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: e.LOG_LEVEL,
     metricsEnabled: e.METRICS_ENABLED,
     migrateOnStart: e.MIGRATE_ON_START ?? database.kind === 'embedded',
+    embedder,
+    embedderBatchSize: e.EMBEDDER_BATCH_SIZE,
+    embedderTimeoutMs: e.EMBEDDER_TIMEOUT_MS,
+    chunking: { targetChars: e.CHUNK_TARGET_CHARS, overlapChars: e.CHUNK_OVERLAP_CHARS, maxChars: e.CHUNK_MAX_CHARS },
+    pdfParseTimeoutMs: e.PDF_PARSE_TIMEOUT_MS,
+    pdfWorkers: e.PDF_WORKERS,
+    languageDetectionDataset: e.LANGUAGE_DETECTION_DATASET,
+    jobs: {
+      enabled: e.JOBS_ENABLED,
+      concurrency: e.JOB_CONCURRENCY,
+      maxAttempts: e.JOB_MAX_ATTEMPTS,
+      leaseSeconds: e.JOB_LEASE_SECONDS,
+      retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
+    },
+    vectorIndex: { exactScanThreshold: e.VECTOR_EXACT_SCAN_THRESHOLD, efSearch: e.HNSW_EF_SEARCH },
   };
 }

@@ -1,30 +1,62 @@
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { DocumentService } from './documents/document.service.js';
+import type { PdfExtractor } from './documents/pdf-extractor.js';
 import { HealthService } from './health/health.service.js';
+import { IngestionService } from './ingestion/ingestion.service.js';
+import { JobService } from './jobs/job.service.js';
 import { ApiKeyService } from './keys/api-key.service.js';
 import { KnowledgeBaseService } from './knowledge-bases/knowledge-base.service.js';
+import type { Embedder } from './ports/embedder.js';
+import type { LanguageDetector } from './ports/language-detector.js';
+import type { VectorIndex } from './ports/vector-index.js';
+import type { WorkflowEngine } from './ports/workflow-engine.js';
+import { SearchService } from './search/search.service.js';
 import { TenantService } from './tenants/tenant.service.js';
+
+/** The adapters a deployment chose for each port. */
+export interface Adapters {
+  embedder: Embedder;
+  languageDetector: LanguageDetector;
+  vectorIndex: VectorIndex;
+  pdf: PdfExtractor;
+  engine: WorkflowEngine;
+}
 
 export interface Services {
   db: Database;
+  adapters: Adapters;
   keys: ApiKeyService;
   tenants: TenantService;
   knowledgeBases: KnowledgeBaseService;
   documents: DocumentService;
+  ingestion: IngestionService;
+  jobs: JobService;
+  search: SearchService;
   health: HealthService;
 }
 
 /** Wires the domain services by hand: the one place that decides what depends on what. */
-export function createServices(db: Database, config: Pick<Config, 'apiKeyPrefix'>): Services {
+export function createServices(
+  db: Database,
+  config: Pick<Config, 'apiKeyPrefix' | 'chunking' | 'pdfParseTimeoutMs'>,
+  adapters: Adapters,
+): Services {
   const keys = new ApiKeyService(db, config.apiKeyPrefix);
-  const knowledgeBases = new KnowledgeBaseService(db);
+  const knowledgeBases = new KnowledgeBaseService(db, adapters.vectorIndex);
   return {
     db,
+    adapters,
     keys,
     tenants: new TenantService(db, keys),
     knowledgeBases,
-    documents: new DocumentService(db, knowledgeBases),
+    documents: new DocumentService(db, knowledgeBases, adapters.engine, adapters.pdf, {
+      chunking: config.chunking,
+      pdfTimeoutMs: config.pdfParseTimeoutMs,
+    }),
+    ingestion: new IngestionService(db, adapters.embedder, adapters.languageDetector),
+    jobs: new JobService(db),
+    search: new SearchService(db, adapters.embedder, adapters.vectorIndex),
     health: new HealthService(db),
   };
 }

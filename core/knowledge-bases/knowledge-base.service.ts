@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import { errors } from '../errors.js';
 import { limitsFor } from '../plans.js';
+import type { VectorIndex } from '../ports/vector-index.js';
 import { isUuid } from '../shared/ids.js';
 import type { Scope } from '../shared/scope.js';
 import { lockTenant } from '../tenants/tenant.repository.js';
@@ -27,10 +28,16 @@ export function presentKnowledgeBase(kb: KnowledgeBaseRow): KnowledgeBaseView {
 }
 
 export class KnowledgeBaseService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly vectors: VectorIndex,
+  ) {}
 
   /** Creates a knowledge base; the plan's limit is checked under the tenant's row lock. */
   async create(scope: Scope, input: CreateKnowledgeBaseInput): Promise<{ id: string }> {
+    // The index for this dimension exists before the first chunk arrives (outside the transaction:
+    // PGlite runs one statement stream, and DDL must not wait on the transaction that waits on it).
+    await this.vectors.ensureDimensions(input.dimensions);
     return this.db.transaction(async (tx) => {
       const tenant = await lockTenant(tx, scope.tenantId);
       if (!tenant) throw errors.notFound('tenant');

@@ -1,31 +1,59 @@
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createApp } from '../../api/app.js';
+import { type Runtime, createRuntime } from '../../api/runtime.js';
+import { EldLanguageDetector } from '../../core/adapters/eld.language-detector.js';
+import { loadConfig } from '../../core/config.js';
 import type { Database } from '../../core/db/database.js';
 import type { PlanId } from '../../core/plans.js';
-import { type Services, createServices } from '../../core/services.js';
+import type { Adapters, Services } from '../../core/services.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
-/** A real Lore HTTP server on an ephemeral port, over a real database. */
+let detector: Promise<EldLanguageDetector> | undefined;
+
+/** The language model takes a second and 100+ MB to load: one instance serves every test app. */
+export function sharedLanguageDetector(): Promise<EldLanguageDetector> {
+  detector ??= EldLanguageDetector.load('large');
+  return detector;
+}
+
+/** A real Lore HTTP server on an ephemeral port, over a real database, with its job engine running. */
 export interface TestApp {
   url: string;
   services: Services;
+  runtime: Runtime;
   db: Database;
   close(): Promise<void>;
 }
 
-export async function startTestApp(db: Database, overrides: { adminToken?: string | undefined } = {}): Promise<TestApp> {
-  const services = createServices(db, { apiKeyPrefix: 'lore' });
+export interface TestAppOptions {
+  adminToken?: string | undefined;
+  /** Run the job engine (default true). */
+  jobs?: boolean;
+  env?: Record<string, string>;
+  adapters?: Partial<Adapters>;
+}
+
+export async function startTestApp(db: Database, options: TestAppOptions = {}): Promise<TestApp> {
+  const config = loadConfig({ JOB_LEASE_SECONDS: '5', ...options.env });
+  const log = pino({ level: 'silent' });
+  const runtime = await createRuntime(
+    db,
+    { ...config, database: { kind: 'postgres', url: 'unused', poolSize: 1 } },
+    log,
+    { languageDetector: await sharedLanguageDetector(), ...options.adapters },
+  );
+  if (options.jobs ?? true) await runtime.engine.start();
   const app = createApp({
     config: {
-      adminToken: 'adminToken' in overrides ? overrides.adminToken : TEST_ADMIN_TOKEN,
+      adminToken: 'adminToken' in options ? options.adminToken : TEST_ADMIN_TOKEN,
       metricsEnabled: true,
       publicBaseUrl: undefined,
     },
-    services,
-    log: pino({ level: 'silent' }),
+    services: runtime.services,
+    log,
     version: 'test',
   });
   const server: Server = app.express.listen(0, '127.0.0.1');
@@ -33,13 +61,16 @@ export async function startTestApp(db: Database, overrides: { adminToken?: strin
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    services,
+    services: runtime.services,
+    runtime,
     db,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await runtime.close();
+    },
   };
 }
 
@@ -49,26 +80,26 @@ export interface ApiResponse<T = any> {
   headers: Headers;
 }
 
-/** A small JSON client: `api(url, key)('POST', '/v1/...', body)`. */
+/** A small JSON client: `client(url, key)('POST', '/v1/...', body)`. */
 export function client(baseUrl: string, key?: string) {
-  return async <T = any>(
-    method: string,
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<ApiResponse<T>> => {
+  return async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> => {
+    const isForm = body instanceof FormData;
     const res = await fetch(baseUrl + path, {
       method,
       headers: {
         ...(key ? { authorization: `Bearer ${key}` } : {}),
-        ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+        ...(body !== undefined && typeof body !== 'string' && !isForm ? { 'content-type': 'application/json' } : {}),
         ...headers,
       },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      body: body === undefined ? undefined : typeof body === 'string' || isForm ? (body) : JSON.stringify(body),
     });
-    const text = await res.text();
-    let parsed: unknown = text;
-    if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    const type = res.headers.get('content-type') ?? '';
+    let parsed: unknown;
+    if (type.includes('json')) {
+      const text = await res.text();
+      parsed = text ? JSON.parse(text) : text;
+    } else if (type.startsWith('text/') || !type) parsed = await res.text();
+    else parsed = Buffer.from(await res.arrayBuffer());
     return { status: res.status, body: parsed as T, headers: res.headers };
   };
 }
@@ -78,10 +109,7 @@ let tenantCounter = 0;
 /** Creates a tenant through the internal admin API; returns its id and first admin key. */
 export async function createTenant(app: TestApp, plan: PlanId = 'standard'): Promise<{ id: string; key: string }> {
   tenantCounter += 1;
-  const res = await client(app.url, TEST_ADMIN_TOKEN)('POST', '/internal/v1/tenants', {
-    name: `Tenant ${tenantCounter}`,
-    plan,
-  });
+  const res = await client(app.url, TEST_ADMIN_TOKEN)('POST', '/internal/v1/tenants', { name: `Tenant ${tenantCounter}`, plan });
   if (res.status !== 201) throw new Error(`tenant creation failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.id as string, key: res.body.api_key as string };
 }
@@ -91,4 +119,29 @@ export async function createKey(app: TestApp, adminKey: string, role: 'read' | '
   const res = await client(app.url, adminKey)('POST', '/v1/auth/keys', { name: `${role} key`, role });
   if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.key as string;
+}
+
+/** Polls a job until it is completed or failed. */
+export async function waitForJob(app: TestApp, key: string, jobId: string, timeoutMs = 30_000): Promise<any> {
+  const api = client(app.url, key);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api('GET', `/v1/jobs/${jobId}`);
+    if (res.status !== 200) throw new Error(`job lookup failed: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${res.body.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Ingests a text document and waits until it is indexed. */
+export async function ingest(
+  app: TestApp,
+  key: string,
+  doc: { knowledge_base_id: string; title: string; content: string; tags?: Record<string, string>; anonymize?: boolean },
+): Promise<{ documentId: string; jobId: string; job: any }> {
+  const res = await client(app.url, key)('POST', '/v1/documents', doc);
+  if (res.status !== 202) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const job = await waitForJob(app, key, res.body.job_id);
+  return { documentId: res.body.document_id, jobId: res.body.job_id, job };
 }

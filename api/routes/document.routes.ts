@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { documentSchema, ingestDocumentSchema } from '../../core/documents/document.schema.js';
+import type { DocumentService } from '../../core/documents/document.service.js';
+import { jobSchema } from '../../core/jobs/job.schema.js';
+import type { JobService } from '../../core/jobs/job.service.js';
+import { scopeOf } from '../../core/shared/scope.js';
+import { parseMultipart } from '../multipart.js';
+import { type RouteSpec, route } from '../route.js';
+import { uuidParam } from '../schemas.js';
+
+/** Spec §8: an upload request is at most 55 MB. */
+export const MAX_UPLOAD_REQUEST_BYTES = 55 * 1024 * 1024;
+
+const idParams = z.object({ id: uuidParam });
+const accepted = { description: 'Accepted: indexing runs asynchronously; poll GET /v1/jobs/{job_id}.', schema: z.object({ job_id: z.uuid(), document_id: z.uuid() }) };
+
+const uploadParts = z.object({
+  file: z.string().meta({ format: 'binary', description: 'text/plain or application/pdf' }),
+  metadata: z.string().meta({
+    description: 'JSON: {"knowledge_base_id": "…", "title"?: "…", "tags"?: {…}, "anonymize"?: bool}. Title defaults to the file name.',
+  }),
+});
+
+export function documentRoutes(documents: DocumentService, jobs: JobService): RouteSpec[] {
+  return [
+    route({
+      method: 'post',
+      path: '/v1/documents',
+      operationId: 'ingestDocument',
+      summary: 'Ingest a text document into a knowledge base',
+      tag: 'Documents',
+      access: 'write',
+      body: ingestDocumentSchema,
+      status: 202,
+      response: accepted,
+      errors: [400, 401, 402, 403, 404, 413, 429],
+      handler: ({ ctx, body }) => documents.ingest(scopeOf(ctx), body),
+    }),
+    route({
+      method: 'post',
+      path: '/v1/documents/upload',
+      operationId: 'uploadDocument',
+      summary: 'Upload a text or PDF file (max request 55 MB)',
+      tag: 'Documents',
+      access: 'write',
+      multipart: uploadParts,
+      status: 202,
+      response: accepted,
+      errors: [400, 401, 402, 403, 404, 413, 415, 422, 429],
+      handler: async ({ ctx, req }) => {
+        const { fields, file } = await parseMultipart(req, {
+          maxRequestBytes: MAX_UPLOAD_REQUEST_BYTES,
+          fileField: 'file',
+          maxFieldBytes: 64 * 1024,
+        });
+        return documents.upload(scopeOf(ctx), fields.metadata, file);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/documents/{id}',
+      operationId: 'getDocument',
+      summary: 'Get a document with its content',
+      tag: 'Documents',
+      access: 'any',
+      params: idParams,
+      status: 200,
+      response: { description: 'The document', schema: documentSchema },
+      errors: [401, 404],
+      handler: ({ ctx, params }) => documents.get(scopeOf(ctx), params.id),
+    }),
+    route({
+      method: 'get',
+      path: '/v1/documents/{id}/download',
+      operationId: 'downloadDocument',
+      summary: 'Download the stored original file of an upload',
+      tag: 'Documents',
+      access: 'any',
+      params: idParams,
+      status: 200,
+      response: { description: 'The file: application/pdf or application/octet-stream', contentType: 'application/octet-stream', schema: z.string().meta({ format: 'binary' }) },
+      errors: [401, 404],
+      handler: async ({ ctx, params, res }) => {
+        const file = await documents.download(scopeOf(ctx), params.id);
+        const type = file.contentType === 'application/pdf' ? 'application/pdf' : 'application/octet-stream';
+        const name = (file.fileName ?? `${params.id}${type === 'application/pdf' ? '.pdf' : '.txt'}`).replace(/["\\\r\n]/g, '_');
+        res.status(200);
+        res.setHeader('Content-Type', type);
+        res.setHeader('Content-Length', String(file.data.length));
+        res.setHeader('Content-Disposition', `attachment; filename="${name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`);
+        res.end(file.data);
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/v1/documents/{id}',
+      operationId: 'deleteDocument',
+      summary: 'Delete a document, its chunks and stored file (frees its quota)',
+      tag: 'Documents',
+      access: 'write',
+      params: idParams,
+      status: 204,
+      errors: [401, 403, 404],
+      handler: async ({ ctx, params }) => {
+        await documents.delete(scopeOf(ctx), params.id);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/v1/jobs/{id}',
+      operationId: 'getJob',
+      summary: 'Get a job (poll for ingestion progress)',
+      tag: 'Documents',
+      access: 'any',
+      params: idParams,
+      status: 200,
+      response: { description: 'The job', schema: jobSchema },
+      errors: [401, 404],
+      handler: ({ ctx, params }) => jobs.get(scopeOf(ctx), params.id),
+    }),
+  ];
+}

@@ -1,0 +1,89 @@
+import type { Logger } from 'pino';
+import { EldLanguageDetector } from '../core/adapters/eld.language-detector.js';
+import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
+import { OpenAiEmbedder } from '../core/adapters/openai.embedder.js';
+import { PgVectorIndex } from '../core/adapters/pgvector.vector-index.js';
+import { TransformersEmbedder } from '../core/adapters/transformers.embedder.js';
+import type { Config } from '../core/config.js';
+import type { Database } from '../core/db/database.js';
+import { PdfExtractor } from '../core/documents/pdf-extractor.js';
+import type { Embedder } from '../core/ports/embedder.js';
+import { type Adapters, type Services, createServices } from '../core/services.js';
+import { createJobDefinitions } from '../workflows/activities.js';
+import { EmbeddedWorkflowEngine } from '../workflows/embedded-engine.js';
+
+export type RuntimeConfig = Pick<
+  Config,
+  | 'apiKeyPrefix'
+  | 'chunking'
+  | 'pdfParseTimeoutMs'
+  | 'pdfWorkers'
+  | 'embedder'
+  | 'embedderBatchSize'
+  | 'embedderTimeoutMs'
+  | 'languageDetectionDataset'
+  | 'jobs'
+  | 'vectorIndex'
+  | 'database'
+>;
+
+export interface Runtime {
+  services: Services;
+  engine: EmbeddedWorkflowEngine;
+  /** Stops the job workers and worker threads (the database belongs to the caller). */
+  close(): Promise<void>;
+}
+
+export function createEmbedder(config: RuntimeConfig): Embedder {
+  const e = config.embedder;
+  switch (e.kind) {
+    case 'lexical':
+      return new LexicalEmbedder();
+    case 'onnx':
+      return new TransformersEmbedder({ modelDir: e.modelDir });
+    case 'openai':
+      return new OpenAiEmbedder({
+        baseUrl: e.url,
+        model: e.model,
+        apiKey: e.apiKey,
+        batchSize: config.embedderBatchSize,
+        timeoutMs: config.embedderTimeoutMs,
+      });
+  }
+}
+
+/**
+ * The composition root shared by the API server, the CLI, tests and benchmarks: builds the
+ * adapters the configuration asks for, the services over them, and the job engine.
+ */
+export async function createRuntime(
+  db: Database,
+  config: RuntimeConfig,
+  log: Logger,
+  overrides: Partial<Adapters> = {},
+): Promise<Runtime> {
+  const engine = new EmbeddedWorkflowEngine(db, log.child({ component: 'jobs' }), {
+    concurrency: config.jobs.concurrency,
+    leaseSeconds: config.jobs.leaseSeconds,
+    maxAttempts: config.jobs.maxAttempts,
+    retryBaseSeconds: config.jobs.retryBaseSeconds,
+    releaseStaleLeasesOnStart: config.database.kind === 'embedded',
+  });
+  const pdf = new PdfExtractor({ maxWorkers: config.pdfWorkers });
+  const services = createServices(db, config, {
+    embedder: overrides.embedder ?? createEmbedder(config),
+    languageDetector: overrides.languageDetector ?? (await EldLanguageDetector.load(config.languageDetectionDataset)),
+    vectorIndex: overrides.vectorIndex ?? new PgVectorIndex(db, config.vectorIndex),
+    pdf,
+    engine,
+  });
+  engine.register(createJobDefinitions(services));
+  return {
+    services,
+    engine,
+    async close() {
+      await engine.stop();
+      await pdf.close();
+    },
+  };
+}

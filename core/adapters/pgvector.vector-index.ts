@@ -1,0 +1,130 @@
+import type { Database, Queryable } from '../db/database.js';
+import type { VectorHit, VectorIndex } from '../ports/vector-index.js';
+import { type ChunkFilter, chunkFilterSql } from '../search/chunk-filter.js';
+import { SqlParams, toRealArrayLiteral, toVectorLiteral } from '../shared/sql-params.js';
+
+/** pgvector's HNSW supports `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
+const MAX_VECTOR_HNSW_DIMENSIONS = 2000;
+const MAX_HALFVEC_HNSW_DIMENSIONS = 4000;
+/** The dimension the migration indexes as `idx_chunks_embedding`. */
+const MIGRATED_DIMENSIONS = 1024;
+
+export interface PgVectorIndexOptions {
+  /**
+   * At or below this many candidate chunks a search scans them exactly (recall 1.0, bounded cost)
+   * instead of walking the shared HNSW graph, where a small tenant's chunks are rare.
+   */
+  exactScanThreshold: number;
+  /** HNSW candidate list size: higher is slower and more accurate. */
+  efSearch: number;
+  /** How many index tuples an iterative (filtered) scan may visit before giving up. */
+  maxScanTuples: number;
+}
+
+export const DEFAULT_PGVECTOR_OPTIONS: PgVectorIndexOptions = {
+  exactScanThreshold: 10_000,
+  efSearch: 100,
+  maxScanTuples: 100_000,
+};
+
+type Mode = { kind: 'hnsw'; type: 'vector' | 'halfvec' } | { kind: 'exact' };
+
+/**
+ * Vector search in the database itself. Embeddings live in `chunks.embedding` (real[]); with
+ * pgvector, partial HNSW indexes over a cast of that column serve each dimension in use
+ * (`vector` ≤ 2,000 dimensions, `halfvec` ≤ 4,000; above that, or without pgvector, searches scan
+ * exactly). Filters go into the scan's WHERE clause and iterative index scans keep going until
+ * `limit` matching rows are found, so filtering never shortens a result list.
+ */
+export class PgVectorIndex implements VectorIndex {
+  readonly kind = 'postgres';
+  private readonly ensured = new Set<number>();
+  private readonly options: PgVectorIndexOptions;
+  /** Whether the database has pgvector, looked up on first use (the database may start later than Lore). */
+  private pgvector: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly db: Database,
+    options: Partial<PgVectorIndexOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_PGVECTOR_OPTIONS, ...options };
+  }
+
+  private async mode(dimensions: number): Promise<Mode> {
+    this.pgvector ??= this.db
+      .query("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
+      .then((r) => r.rows.length > 0)
+      .catch((err: unknown) => {
+        this.pgvector = undefined;
+        throw err;
+      });
+    if (!(await this.pgvector) || dimensions > MAX_HALFVEC_HNSW_DIMENSIONS) return { kind: 'exact' };
+    return { kind: 'hnsw', type: dimensions <= MAX_VECTOR_HNSW_DIMENSIONS ? 'vector' : 'halfvec' };
+  }
+
+  async ensureDimensions(dimensions: number): Promise<void> {
+    if (this.ensured.has(dimensions)) return;
+    const mode = await this.mode(dimensions);
+    if (mode.kind === 'hnsw' && dimensions !== MIGRATED_DIMENSIONS) {
+      // Data-dependent DDL: one partial index per dimension that knowledge bases actually use.
+      const d = Math.trunc(dimensions);
+      await this.db.exec(
+        `CREATE INDEX IF NOT EXISTS idx_chunks_embedding_d${d} ON chunks USING hnsw ` +
+          `((embedding::${mode.type}(${d})) ${mode.type}_cosine_ops) WHERE dimensions = ${d}`,
+      );
+    }
+    this.ensured.add(dimensions);
+  }
+
+  async search(params: { filter: ChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
+    const { filter, dimensions: d, vector, limit } = params;
+    if (!filter.knowledgeBaseIds.length || limit < 1) return [];
+    await this.ensureDimensions(d);
+    const mode = await this.mode(d);
+    return this.db.transaction(async (tx) => {
+      const exact = mode.kind === 'exact' || (await this.candidateCount(tx, filter)) <= this.options.exactScanThreshold;
+      const p = new SqlParams();
+      const where = `${chunkFilterSql(filter, p)} AND c.dimensions = ${Math.trunc(d)}`;
+      let sql: string;
+      if (mode.kind === 'exact') {
+        // Unit vectors: cosine similarity is the dot product. Works on any PostgreSQL.
+        const q = p.add(toRealArrayLiteral(vector));
+        sql = `SELECT c.id AS chunk_id,
+                 (SELECT sum(a * b) FROM unnest(c.embedding, ${q}::real[]) AS t(a, b)) AS similarity
+               FROM chunks c WHERE ${where} ORDER BY similarity DESC, c.id LIMIT ${Math.trunc(limit)}`;
+      } else {
+        const cast = `${mode.type}(${Math.trunc(d)})`;
+        const q = p.add(toVectorLiteral(vector));
+        const distance = `(c.embedding::${cast} <=> ${q}::${cast})`;
+        if (exact) {
+          // "+ 0" keeps the planner off the HNSW index: few candidates are cheaper to scan exactly.
+          sql = `SELECT c.id AS chunk_id, 1 - ${distance} AS similarity FROM chunks c
+                 WHERE ${where} ORDER BY ${distance} + 0, c.id LIMIT ${Math.trunc(limit)}`;
+        } else {
+          await tx.exec(
+            `SET LOCAL hnsw.iterative_scan = relaxed_order; ` +
+              `SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(this.options.efSearch, Math.trunc(limit)))}; ` +
+              `SET LOCAL hnsw.max_scan_tuples = ${Math.trunc(this.options.maxScanTuples)}`,
+          );
+          // relaxed_order may return neighbours slightly out of order; the outer query re-sorts.
+          sql = `SELECT chunk_id, similarity FROM (
+                   SELECT c.id AS chunk_id, 1 - ${distance} AS similarity FROM chunks c
+                   WHERE ${where} ORDER BY ${distance} LIMIT ${Math.trunc(limit)}) s
+                 ORDER BY similarity DESC, chunk_id`;
+        }
+      }
+      const { rows } = await tx.query<{ chunk_id: string; similarity: number }>(sql, p.values);
+      return rows.map((r) => ({ chunkId: r.chunk_id, similarity: Number(r.similarity) }));
+    });
+  }
+
+  /** Chunks the filter could match at most: the indexed chunks of the knowledge bases searched. */
+  private async candidateCount(tx: Queryable, filter: ChunkFilter): Promise<number> {
+    const { rows } = await tx.query<{ n: number }>(
+      `SELECT COALESCE(sum(chunk_count), 0)::int AS n FROM documents
+       WHERE tenant_id = $1 AND knowledge_base_id = ANY($2::uuid[]) AND status = 'ready'`,
+      [filter.scope.tenantId, filter.knowledgeBaseIds],
+    );
+    return rows[0]?.n ?? 0;
+  }
+}

@@ -1,0 +1,141 @@
+import type { Database, Queryable } from '../db/database.js';
+import { completeJob } from '../jobs/job.repository.js';
+import type { JobRow } from '../jobs/job.repository.js';
+import type { Embedder } from '../ports/embedder.js';
+import type { LanguageDetector } from '../ports/language-detector.js';
+import { type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
+import { toRealArrayLiteral } from '../shared/sql-params.js';
+import type { Language } from '../translation/translation.schema.js';
+import { type ChunkingOptions, DEFAULT_CHUNKING, chunkText } from './chunker.js';
+
+/** PostgreSQL text-search configurations by language; Bulgarian has none and uses 'simple'. */
+export const TEXT_SEARCH_CONFIG: Record<Language, string> = {
+  en: 'english',
+  nl: 'dutch',
+  fr: 'french',
+  de: 'german',
+  es: 'spanish',
+  it: 'italian',
+  ro: 'romanian',
+  bg: 'simple',
+};
+
+export function textSearchConfig(language: Language | null): string {
+  return language ? TEXT_SEARCH_CONFIG[language] : 'simple';
+}
+
+/** Chunks embedded and written per round trip; progress is reported after each batch. */
+const BATCH_SIZE = 64;
+
+interface DocumentToIndex {
+  id: string;
+  tenant_id: string;
+  sub_tenant_id: string | null;
+  knowledge_base_id: string;
+  title: string;
+  tags: Record<string, string>;
+  content: string;
+  created_at: Date;
+  dimensions: number;
+}
+
+/**
+ * The ingestion activity: chunks a stored document, embeds the chunks, and writes them with their
+ * keyword index. Idempotent — chunk rows are keyed by (document, chunk_index), so a retried or
+ * resumed job skips what an earlier attempt wrote and never duplicates a chunk. The document
+ * becomes searchable, and the job completed, in one final transaction.
+ */
+export class IngestionService {
+  constructor(
+    private readonly db: Database,
+    private readonly embedder: Embedder,
+    private readonly detector: LanguageDetector,
+  ) {}
+
+  async indexDocument(job: JobRow, control: JobControl): Promise<void> {
+    const doc = await this.loadDocument(job.document_id);
+    if (!doc) throw new NonRetryableError('The document was deleted before it was indexed.');
+    const chunking = { ...DEFAULT_CHUNKING, ...(job.payload.chunking as Partial<ChunkingOptions> | undefined) };
+    const chunks = chunkText(doc.content, chunking);
+    const done = await this.indexedChunkIndexes(doc.id);
+    await control.heartbeat({ totalChunks: chunks.length, processedChunks: done.size });
+
+    const pending = chunks.filter((c) => !done.has(c.index));
+    const languages = new Map<string, number>();
+    for (let i = 0; i < pending.length; i += BATCH_SIZE) {
+      if (control.signal.aborted) throw new Error('The worker is shutting down; the job will resume.');
+      const batch = pending.slice(i, i + BATCH_SIZE);
+      const vectors = await this.embedder.embed(
+        batch.map((c) => c.content),
+        { dimensions: doc.dimensions, kind: 'document' },
+      );
+      const langs = batch.map((c) => this.detector.detect(c.content).language);
+      for (const l of langs) if (l) languages.set(l, (languages.get(l) ?? 0) + 1);
+      await this.db.query(
+        `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
+                             dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
+         SELECT $1, $2, $3, $4, t.idx, t.content, t.lang, $5, t.emb::real[], $6,
+                to_tsvector(t.cfg::regconfig, t.content), $7, $8, $9
+         FROM unnest($10::int[], $11::text[], $12::text[], $13::text[], $14::text[]) AS t(idx, content, lang, cfg, emb)
+         ON CONFLICT (document_id, chunk_index) DO NOTHING`,
+        [
+          doc.tenant_id,
+          doc.sub_tenant_id,
+          doc.knowledge_base_id,
+          doc.id,
+          doc.dimensions,
+          this.embedder.id,
+          doc.title,
+          JSON.stringify(doc.tags),
+          doc.created_at,
+          batch.map((c) => c.index),
+          batch.map((c) => c.content),
+          langs,
+          langs.map(textSearchConfig),
+          vectors.map(toRealArrayLiteral),
+        ],
+      );
+      await control.heartbeat({ processedChunks: done.size + i + batch.length });
+    }
+
+    const language = [...languages.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+    await this.db.transaction(async (tx) => {
+      await tx.query('UPDATE chunks SET searchable = true WHERE document_id = $1', [doc.id]);
+      const { rowCount } = await tx.query(
+        `UPDATE documents SET status = 'ready', chunk_count = $2, embedder = $3,
+                language = COALESCE($4, language), error = NULL, updated_at = now()
+         WHERE id = $1`,
+        [doc.id, chunks.length, this.embedder.id, language],
+      );
+      if (!rowCount) throw new NonRetryableError('The document was deleted before it was indexed.');
+      if (!(await completeJob(tx, job.id, control.owner))) throw new LeaseLostError('Another worker took over this job.');
+    });
+  }
+
+  /** A job that failed for good leaves a failed document that holds no chunks (and no chunk quota). */
+  async documentFailed(tx: Queryable, job: JobRow, error: string): Promise<void> {
+    if (!job.document_id) return;
+    await tx.query('DELETE FROM chunks WHERE document_id = $1', [job.document_id]);
+    await tx.query(
+      `UPDATE documents SET status = 'failed', chunk_count = 0, error = $2, updated_at = now() WHERE id = $1`,
+      [job.document_id, error],
+    );
+  }
+
+  private async loadDocument(id: string | null): Promise<DocumentToIndex | undefined> {
+    if (!id) return undefined;
+    const { rows } = await this.db.query<DocumentToIndex>(
+      `SELECT d.id, d.tenant_id, d.sub_tenant_id, d.knowledge_base_id, d.title, d.tags, d.content, d.created_at, kb.dimensions
+       FROM documents d JOIN knowledge_bases kb ON kb.id = d.knowledge_base_id WHERE d.id = $1`,
+      [id],
+    );
+    return rows[0];
+  }
+
+  private async indexedChunkIndexes(documentId: string): Promise<Set<number>> {
+    const { rows } = await this.db.query<{ chunk_index: number }>('SELECT chunk_index FROM chunks WHERE document_id = $1', [
+      documentId,
+    ]);
+    return new Set(rows.map((r) => r.chunk_index));
+  }
+}

@@ -1,0 +1,156 @@
+import type { Queryable } from '../db/database.js';
+import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
+import type { JobStatus, JobType } from './job.schema.js';
+
+export interface JobRow {
+  id: string;
+  tenant_id: string | null;
+  sub_tenant_id: string | null;
+  document_id: string | null;
+  knowledge_base_id: string | null;
+  job_type: JobType;
+  status: JobStatus;
+  payload: Record<string, unknown>;
+  error: string | null;
+  total_chunks: number;
+  processed_chunks: number;
+  attempts: number;
+  max_attempts: number;
+  run_at: Date;
+  lease_owner: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+const COLUMNS = `id, tenant_id, sub_tenant_id, document_id, knowledge_base_id, job_type, status, payload, error,
+  total_chunks, processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, completed_at`;
+
+export interface NewJob {
+  type: JobType;
+  tenantId: string | null;
+  subTenantId?: string | null;
+  documentId?: string | null;
+  knowledgeBaseId?: string | null;
+  totalChunks?: number;
+  payload?: Record<string, unknown>;
+  runAt?: Date;
+  maxAttempts?: number;
+  /** At most one job per key: a second insert with the same key is ignored. */
+  dedupeKey?: string;
+}
+
+/** Inserts a job; returns its id, or undefined when a job with the same dedupe key exists. */
+export async function insertJob(db: Queryable, job: NewJob): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO jobs (job_type, tenant_id, sub_tenant_id, document_id, knowledge_base_id, total_chunks, payload,
+                       run_at, max_attempts, dedupe_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, now()), $9, $10)
+     ON CONFLICT (dedupe_key) DO NOTHING
+     RETURNING id`,
+    [
+      job.type,
+      job.tenantId,
+      job.subTenantId ?? null,
+      job.documentId ?? null,
+      job.knowledgeBaseId ?? null,
+      job.totalChunks ?? 0,
+      JSON.stringify(job.payload ?? {}),
+      job.runAt ?? null,
+      job.maxAttempts ?? 5,
+      job.dedupeKey ?? null,
+    ],
+  );
+  return rows[0]?.id;
+}
+
+/**
+ * Claims the next runnable job for `owner`: a queued one whose time has come, or one whose
+ * worker's lease expired (the worker died). SKIP LOCKED lets concurrent workers claim different jobs.
+ */
+export async function claimJob(db: Queryable, owner: string, leaseSeconds: number, types: readonly string[]): Promise<JobRow | undefined> {
+  const { rows } = await db.query<JobRow>(
+    `UPDATE jobs SET status = 'processing', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
+                     attempts = attempts + 1, started_at = COALESCE(started_at, now()), updated_at = now()
+     WHERE id = (
+       SELECT id FROM jobs
+       WHERE job_type = ANY($3::text[]) AND run_at <= now()
+         AND (status = 'queued' OR (status = 'processing' AND lease_expires_at < now()))
+       ORDER BY run_at, created_at
+       LIMIT 1
+       FOR UPDATE SKIP LOCKED)
+     RETURNING ${COLUMNS}`,
+    [owner, leaseSeconds, [...types]],
+  );
+  return rows[0];
+}
+
+/** Extends a lease and records progress; false when the job is no longer this worker's. */
+export async function heartbeatJob(
+  db: Queryable,
+  id: string,
+  owner: string,
+  leaseSeconds: number,
+  progress?: { processedChunks?: number; totalChunks?: number },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3),
+                     processed_chunks = COALESCE($4, processed_chunks), total_chunks = COALESCE($5, total_chunks),
+                     updated_at = now()
+     WHERE id = $1 AND lease_owner = $2 AND status = 'processing'`,
+    [id, owner, leaseSeconds, progress?.processedChunks ?? null, progress?.totalChunks ?? null],
+  );
+  return rowCount > 0;
+}
+
+export async function completeJob(db: Queryable, id: string, owner: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE jobs SET status = 'completed', completed_at = now(), error = NULL, lease_owner = NULL,
+                     lease_expires_at = NULL, processed_chunks = total_chunks, updated_at = now()
+     WHERE id = $1 AND lease_owner = $2 AND status = 'processing'`,
+    [id, owner],
+  );
+  return rowCount > 0;
+}
+
+/** Puts a failed attempt back in the queue after `delaySeconds`, or fails the job for good. */
+export async function failJobAttempt(
+  db: Queryable,
+  id: string,
+  owner: string,
+  error: string,
+  retryAfterSeconds: number | null,
+): Promise<JobStatus | undefined> {
+  const { rows } = await db.query<{ status: JobStatus }>(
+    `UPDATE jobs SET
+       status = CASE WHEN $4::float8 IS NULL THEN 'failed' ELSE 'queued' END,
+       run_at = CASE WHEN $4::float8 IS NULL THEN run_at ELSE now() + make_interval(secs => $4::float8) END,
+       completed_at = CASE WHEN $4::float8 IS NULL THEN now() ELSE NULL END,
+       error = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+     WHERE id = $1 AND lease_owner = $2 AND status = 'processing'
+     RETURNING status`,
+    [id, owner, error, retryAfterSeconds],
+  );
+  return rows[0]?.status;
+}
+
+/** Makes jobs held by workers of a previous run of this process claimable at once. */
+export async function releaseLeases(db: Queryable, exceptOwner: string): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE jobs SET lease_expires_at = now() WHERE status = 'processing' AND lease_owner IS DISTINCT FROM $1`,
+    [exceptOwner],
+  );
+  return rowCount;
+}
+
+export async function findJob(db: Queryable, scope: Scope, id: string, types: readonly string[]): Promise<JobRow | undefined> {
+  const { rows } = await db.query<JobRow>(
+    `SELECT ${COLUMNS} FROM jobs j WHERE ${scopeSql('j', 1)} AND j.id = $3 AND j.job_type = ANY($4::text[])`,
+    [...scopeParams(scope), id, [...types]],
+  );
+  return rows[0];
+}
+
+export async function findJobById(db: Queryable, id: string): Promise<JobRow | undefined> {
+  const { rows } = await db.query<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id]);
+  return rows[0];
+}

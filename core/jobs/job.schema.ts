@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/** Job types visible through the API (spec §2); the engine also runs internal platform jobs. */
+export const PUBLIC_JOB_TYPES = ['ingestion', 'transcription', 'report_generation'] as const;
+export type PublicJobType = (typeof PUBLIC_JOB_TYPES)[number];
+export type JobType = PublicJobType | 'corpus_ingestion' | 'billing_period';
+
+export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const jobSchema = z
+  .object({
+    id: z.uuid(),
+    tenant_id: z.uuid(),
+    document_id: z.uuid().nullable(),
+    knowledge_base_id: z.uuid().nullable(),
+    job_type: z.enum(PUBLIC_JOB_TYPES),
+    status: z.enum(JOB_STATUSES),
+    error: z.string().nullable().meta({ description: 'Sanitized reason of the last failure, or null.' }),
+    total_chunks: z.number().int(),
+    processed_chunks: z.number().int(),
+    attempts: z.number().int().meta({ description: 'Times a worker has started this job.' }),
+    created_at: z.iso.datetime(),
+    completed_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Job' });
+export type JobView = z.infer<typeof jobSchema>;

@@ -1,0 +1,36 @@
+import type { Scope } from '../shared/scope.js';
+import type { SqlParams} from '../shared/sql-params.js';
+import { escapeLike } from '../shared/sql-params.js';
+
+/**
+ * Which tenant chunks a search may return. Every condition is applied inside the index scan
+ * (never after a top-k cut), so a filtered search still returns `limit` hits when that many match.
+ */
+export interface ChunkFilter {
+  scope: Scope;
+  knowledgeBaseIds: string[];
+  /** Every listed tag must be present on the document with exactly this value. */
+  tags: Record<string, string>;
+  createdAfter?: Date | undefined;
+  createdBefore?: Date | undefined;
+  /** Case-insensitive substring of the document title. */
+  titleContains?: string | undefined;
+}
+
+/** SQL condition over chunks aliased `alias`, with its parameters added to `params`. */
+export function chunkFilterSql(filter: ChunkFilter, params: SqlParams, alias = 'c'): string {
+  const a = alias;
+  const conditions = [
+    `${a}.tenant_id = ${params.add(filter.scope.tenantId)}::uuid`,
+    `${a}.knowledge_base_id = ANY(${params.add(filter.knowledgeBaseIds)}::uuid[])`,
+    `${a}.searchable`,
+  ];
+  if (filter.scope.subTenantId) conditions.push(`${a}.sub_tenant_id = ${params.add(filter.scope.subTenantId)}::uuid`);
+  if (Object.keys(filter.tags).length) conditions.push(`${a}.doc_tags @> ${params.add(JSON.stringify(filter.tags))}::jsonb`);
+  if (filter.createdAfter) conditions.push(`${a}.doc_created_at > ${params.add(filter.createdAfter)}`);
+  if (filter.createdBefore) conditions.push(`${a}.doc_created_at < ${params.add(filter.createdBefore)}`);
+  if (filter.titleContains) {
+    conditions.push(`${a}.doc_title ILIKE ${params.add(`%${escapeLike(filter.titleContains)}%`)}`);
+  }
+  return conditions.join(' AND ');
+}

@@ -1,0 +1,24 @@
+/**
+ * Reciprocal-rank fusion: each list contributes weight / (k + rank) for every item it ranks
+ * (rank from 1). It needs no score calibration between a cosine similarity and a text rank, and
+ * an item both lists agree on rises above one that only one list ranks highly.
+ */
+export interface FusionOptions {
+  k: number;
+  weights: number[];
+}
+
+export const DEFAULT_FUSION: FusionOptions = { k: 60, weights: [1, 1] };
+
+export function reciprocalRankFusion(lists: string[][], options: FusionOptions = DEFAULT_FUSION): Array<{ id: string; score: number }> {
+  const scores = new Map<string, number>();
+  lists.forEach((list, li) => {
+    const weight = options.weights[li] ?? 1;
+    list.forEach((id, index) => {
+      scores.set(id, (scores.get(id) ?? 0) + weight / (options.k + index + 1));
+    });
+  });
+  return [...scores.entries()]
+    .map(([id, score]) => ({ id, score }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

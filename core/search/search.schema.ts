@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { tagsSchema } from '../documents/document.schema.js';
+
+export const FILTER_KEYS_DOC =
+  '`tags.<key>` (exact value), `created_after` and `created_before` (ISO 8601, exclusive), `document_title` (case-insensitive substring)';
+
+export const queryRequestSchema = z
+  .strictObject({
+    query: z
+      .string()
+      .min(1)
+      .max(4096)
+      .refine((q) => q.trim().length > 0, { message: 'query must contain text' }),
+    top_k: z.number().int().min(1).max(100).default(10),
+    knowledge_base_ids: z
+      .array(z.string().meta({ format: 'uuid' }))
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'Restrict the search to these knowledge bases (default: all the key can see).' }),
+    filters: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: `Keys: ${FILTER_KEYS_DOC}. String values; all must hold.` }),
+    metadata_filter: tagsSchema.optional().meta({ description: 'Filter for platform corpus results (exact values).' }),
+    source_language: z
+      .string()
+      .default('auto')
+      .meta({ description: '`auto` (detect) or one of en, nl, fr, de, es, it, bg, ro; anything else is 400 unsupported_language.' }),
+    translate_response: z.boolean().optional(),
+  })
+  .meta({ id: 'QueryRequest' });
+export type QueryRequest = z.infer<typeof queryRequestSchema>;
+
+export const queryResultItemSchema = z
+  .object({
+    content: z.string(),
+    score: z.number().meta({ description: 'Fused relevance: higher is better (reciprocal-rank fusion of vector and keyword ranks).' }),
+    source: z.string().meta({ description: '`tenant` for own documents.' }),
+    document_id: z.uuid().optional(),
+    chunk_id: z.uuid().optional(),
+    knowledge_base_id: z.uuid().optional(),
+    document_title: z.string().optional(),
+    chunk_index: z.number().int().optional(),
+    document_tags: z.record(z.string(), z.string()).optional(),
+    source_record_id: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    content_original: z.string().optional(),
+  })
+  .meta({ id: 'QueryResultItem' });
+export type QueryResultItem = z.infer<typeof queryResultItemSchema>;
+
+export const queryResponseSchema = z
+  .object({
+    results: z.array(queryResultItemSchema),
+    metadata: z
+      .object({ translation_config_source: z.string(), translation_latency_ms: z.number() })
+      .optional(),
+  })
+  .meta({ id: 'QueryResponse' });

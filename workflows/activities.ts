@@ -1,0 +1,15 @@
+import type { JobDefinitions } from '../core/ports/workflow-engine.js';
+import type { Services } from '../core/services.js';
+
+/**
+ * The activities behind each job type: plain functions over the core services, shared by the
+ * embedded engine and (in the cluster topology) Temporal workers.
+ */
+export function createJobDefinitions(services: Services): JobDefinitions {
+  return {
+    ingestion: {
+      run: (job, control) => services.ingestion.indexDocument(job, control),
+      failed: (tx, job, error) => services.ingestion.documentFailed(tx, job, error),
+    },
+  };
+}

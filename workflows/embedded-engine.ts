@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Database, Queryable } from '../core/db/database.js';
+import {
+  type JobRow,
+  type NewJob,
+  claimJob,
+  failJobAttempt,
+  heartbeatJob,
+  insertJob,
+  releaseLeases,
+} from '../core/jobs/job.repository.js';
+import {
+  type JobControl,
+  type JobDefinitions,
+  LeaseLostError,
+  NonRetryableError,
+  type WorkflowEngine,
+} from '../core/ports/workflow-engine.js';
+
+export interface EmbeddedEngineOptions {
+  /** Jobs run at once by this process. */
+  concurrency: number;
+  leaseSeconds: number;
+  /** How often idle workers look for due jobs (retries, scheduled jobs, other processes' work). */
+  pollIntervalMs: number;
+  /** Backoff before retry n (1-based): base * 2^(n-1), capped. */
+  retryBaseSeconds: number;
+  retryMaxSeconds: number;
+  /**
+   * PGlite admits one process per data directory, so at start every lease still held belongs to
+   * a dead run of this process and is released at once instead of waiting for it to expire.
+   */
+  releaseStaleLeasesOnStart: boolean;
+  /** Attempts before a job fails for good, unless the job sets its own. */
+  maxAttempts: number;
+}
+
+export const DEFAULT_ENGINE_OPTIONS: EmbeddedEngineOptions = {
+  concurrency: 2,
+  leaseSeconds: 30,
+  pollIntervalMs: 500,
+  retryBaseSeconds: 2,
+  retryMaxSeconds: 300,
+  releaseStaleLeasesOnStart: false,
+  maxAttempts: 5,
+};
+
+/** Job errors are shown to tenants: keep the message, never stacks, paths or connection strings. */
+export function sanitizeJobError(err: unknown): string {
+  const message = err instanceof Error ? err.message : 'The job failed.';
+  return message
+    .replace(/(postgres(ql)?|https?):\/\/\S+/gi, '[url]')
+    .replace(/(\/[\w.-]+){2,}/g, '[path]')
+    .split('\n')[0]!
+    .slice(0, 500);
+}
+
+/**
+ * The embedded topology's durable job engine: workers in this process claim jobs from the jobs
+ * table with a lease, heartbeat while they run, retry with exponential backoff, and fail a job
+ * for good after its `max_attempts`. A killed process loses nothing: its leases expire (or are
+ * released at the next start) and the jobs run again; activities are idempotent.
+ */
+export class EmbeddedWorkflowEngine implements WorkflowEngine {
+  private readonly owner = `embedded-${randomUUID()}`;
+  private readonly options: EmbeddedEngineOptions;
+  private readonly running = new Set<Promise<void>>();
+  private stopping = false;
+  private started = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+
+  private readonly definitions: JobDefinitions = {};
+
+  constructor(
+    private readonly db: Database,
+    private readonly log: Logger,
+    options: Partial<EmbeddedEngineOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
+  }
+
+  /** Registers how job types run (done once while wiring, before `start`). */
+  register(definitions: JobDefinitions): void {
+    Object.assign(this.definitions, definitions);
+  }
+
+  enqueue(tx: Queryable, job: NewJob): Promise<string | undefined> {
+    return insertJob(tx, { ...job, maxAttempts: job.maxAttempts ?? this.options.maxAttempts });
+  }
+
+  notify(): void {
+    this.wake?.();
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    if (this.options.releaseStaleLeasesOnStart) {
+      const released = await releaseLeases(this.db, this.owner);
+      if (released) this.log.info({ released }, 'resuming jobs interrupted by a previous run');
+    }
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.abort.abort();
+    this.wake?.();
+    await this.loop;
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Runs due jobs until none is left (tests and the CLI use this instead of the background loop). */
+  async drain(): Promise<number> {
+    let ran = 0;
+    for (;;) {
+      const job = await claimJob(this.db, this.owner, this.options.leaseSeconds, this.types());
+      if (!job) return ran;
+      await this.execute(job);
+      ran += 1;
+    }
+  }
+
+  private types(): string[] {
+    return Object.keys(this.definitions);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      let claimed = false;
+      while (!this.stopping && this.running.size < this.options.concurrency) {
+        let job: JobRow | undefined;
+        try {
+          job = await claimJob(this.db, this.owner, this.options.leaseSeconds, this.types());
+        } catch (err) {
+          this.log.error({ err }, 'claiming a job failed');
+          break;
+        }
+        if (!job) break;
+        claimed = true;
+        const task = this.execute(job).finally(() => {
+          this.running.delete(task);
+          this.wake?.();
+        });
+        this.running.add(task);
+      }
+      if (this.stopping) break;
+      if (!claimed || this.running.size >= this.options.concurrency) await this.sleep();
+    }
+  }
+
+  private sleep(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.options.pollIntervalMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+
+  private async execute(job: JobRow): Promise<void> {
+    const definition = this.definitions[job.job_type];
+    const log = this.log.child({ jobId: job.id, jobType: job.job_type, tenantId: job.tenant_id, attempt: job.attempts });
+    const control: JobControl = {
+      owner: this.owner,
+      signal: this.abort.signal,
+      heartbeat: async (progress) => {
+        if (!(await heartbeatJob(this.db, job.id, this.owner, this.options.leaseSeconds, progress))) {
+          throw new LeaseLostError('Another worker took over this job.');
+        }
+      },
+    };
+    try {
+      if (!definition) throw new NonRetryableError(`No handler for job type ${job.job_type}.`);
+      await definition.run(job, control);
+      log.info('job completed');
+    } catch (err) {
+      if (err instanceof LeaseLostError) {
+        log.warn('lease lost; leaving the job to its new worker');
+        return;
+      }
+      const final = err instanceof NonRetryableError || job.attempts >= job.max_attempts;
+      const delay = final
+        ? null
+        : Math.min(this.options.retryMaxSeconds, this.options.retryBaseSeconds * 2 ** (job.attempts - 1));
+      const message = sanitizeJobError(err);
+      try {
+        await this.db.transaction(async (tx) => {
+          const status = await failJobAttempt(tx, job.id, this.owner, message, delay);
+          if (status === 'failed') await definition?.failed?.(tx, job, message);
+        });
+      } catch (e) {
+        log.error({ err: e }, 'recording a job failure failed; the lease will expire and the job run again');
+      }
+      log.warn({ err, retryInSeconds: delay }, final ? 'job failed' : 'job attempt failed; will retry');
+    }
+  }
+}
