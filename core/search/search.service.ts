@@ -14,13 +14,20 @@ import { chunkDetails, keywordSearch } from './search.repository.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 
 export interface SearchOptions {
+  /** Which retrievers run: both fused (the product), or one alone (benchmarks compare them). */
+  mode: 'hybrid' | 'vector' | 'keyword';
   fusion: FusionOptions;
   /** Each retriever contributes max(minCandidates, candidateFactor × top_k) candidates to fusion. */
   candidateFactor: number;
   minCandidates: number;
 }
 
-export const DEFAULT_SEARCH_OPTIONS: SearchOptions = { fusion: DEFAULT_FUSION, candidateFactor: 3, minCandidates: 50 };
+export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
+  mode: 'hybrid',
+  fusion: DEFAULT_FUSION,
+  candidateFactor: 3,
+  minCandidates: 50,
+};
 
 const ALL_TEXT_SEARCH_CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
 
@@ -77,8 +84,9 @@ export class SearchService {
     for (const kb of kbs) byDimensions.set(kb.dimensions, [...(byDimensions.get(kb.dimensions) ?? []), kb.id]);
     const baseFilter = { scope, ...filters };
 
+    const { mode } = this.options;
     const vectorHits = (
-      await Promise.all(
+      mode === 'keyword' ? [] : await Promise.all(
         [...byDimensions.entries()].map(async ([dimensions, ids]) => {
           const [vector] = await this.embedder.embed([request.query], { dimensions, kind: 'query' });
           return this.vectors.search({ filter: { ...baseFilter, knowledgeBaseIds: ids }, dimensions, vector: vector!, limit });
@@ -88,12 +96,15 @@ export class SearchService {
       .flat()
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, limit);
-    const keywordHits = await keywordSearch(this.db, {
-      filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) },
-      query: request.query,
-      configs: ALL_TEXT_SEARCH_CONFIGS,
-      limit,
-    });
+    const keywordHits =
+      mode === 'vector'
+        ? []
+        : await keywordSearch(this.db, {
+            filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) },
+            query: request.query,
+            configs: ALL_TEXT_SEARCH_CONFIGS,
+            limit,
+          });
 
     const fused = reciprocalRankFusion(
       [vectorHits.map((h) => h.chunkId), keywordHits.map((h) => h.chunkId)],
