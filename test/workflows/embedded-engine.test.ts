@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { claimJob, completeJob, heartbeatJob, insertJob } from '../../core/jobs/job.repository.js';
+import { sanitizeJobError } from '../../workflows/embedded-engine.js';
+import { type TestApp, client, createTenant, startTestApp, waitForJob } from '../support/app.js';
+import { testDatabases } from '../support/databases.js';
+import { FakeOpenAiEmbeddingsServer } from '../support/fake-openai-embeddings.server.js';
+
+const SENTENCE = 'Durable jobs survive crashes because their state lives in the database. ';
+
+for (const database of testDatabases()) {
+  describe(`embedded job engine [${database.name}]`, () => {
+    let fake: FakeOpenAiEmbeddingsServer;
+    let app: TestApp;
+    before(async () => {
+      // The OpenAI-compatible embedding endpoint is the outside service these tests make fail.
+      fake = await FakeOpenAiEmbeddingsServer.start({ dimensions: 32 });
+      app = await startTestApp(await database.get(), {
+        env: {
+          EMBEDDER: 'openai',
+          EMBEDDER_URL: fake.baseUrl,
+          EMBEDDER_MODEL: 'fake-model',
+          JOB_RETRY_BASE_SECONDS: '0',
+          JOB_MAX_ATTEMPTS: '3',
+        },
+      });
+    });
+    after(async () => {
+      await app.close();
+      await fake.close();
+    });
+
+    async function ingest(content: string) {
+      const t = await createTenant(app);
+      const api = client(app.url, t.key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'k', dimensions: 32 })).body.id;
+      const res = await api('POST', '/v1/documents', { knowledge_base_id: kb, title: 'doc', content });
+      assert.equal(res.status, 202);
+      return { t, api, jobId: res.body.job_id as string, documentId: res.body.document_id as string };
+    }
+
+    it('retries a failed attempt and then completes', async () => {
+      fake.failNext(2, { status: 400, body: { error: { message: 'model overloaded' } } });
+      const { t, jobId, api, documentId } = await ingest(SENTENCE.repeat(5));
+      const job = await waitForJob(app, t.key, jobId);
+      assert.equal(job.status, 'completed');
+      assert.equal(job.attempts, 3);
+      assert.equal(job.error, null);
+      assert.equal((await api('GET', `/v1/documents/${documentId}`)).body.status, 'ready');
+    });
+
+    it('fails a job for good after its attempts, with a sanitized error, and releases its chunks', async () => {
+      fake.failNext(3, { status: 400, body: { error: { message: 'bad input' } } });
+      const { t, jobId, api, documentId } = await ingest(SENTENCE.repeat(40));
+      const job = await waitForJob(app, t.key, jobId);
+      assert.equal(job.status, 'failed');
+      assert.equal(job.attempts, 3);
+      assert.ok(job.error && job.error.length > 0);
+      assert.ok(!job.error.includes('127.0.0.1') && !job.error.includes('\n'), job.error);
+      assert.ok(Date.parse(job.completed_at) > 0);
+      const doc = (await api('GET', `/v1/documents/${documentId}`)).body;
+      assert.equal(doc.status, 'failed');
+      assert.equal(doc.chunk_count, 0);
+      assert.equal(doc.error, job.error);
+      const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE document_id = $1', [documentId]);
+      assert.equal(rows[0]!.n, 0);
+    });
+
+    it('advances processed_chunks while it works', async () => {
+      fake.delayMs = 150;
+      try {
+        const { api, jobId } = await ingest(SENTENCE.repeat(3000));
+        const seen = new Set<string>();
+        let job;
+        do {
+          job = (await api('GET', `/v1/jobs/${jobId}`)).body;
+          seen.add(`${job.status}:${job.processed_chunks > 0 && job.processed_chunks < job.total_chunks ? 'partial' : job.processed_chunks}`);
+          await new Promise((r) => setTimeout(r, 30));
+        } while (job.status !== 'completed' && job.status !== 'failed');
+        assert.equal(job.status, 'completed');
+        assert.ok(job.total_chunks > 64 * 2, `total ${job.total_chunks}`);
+        assert.ok(seen.has('processing:partial'), [...seen].join(' '));
+        assert.equal(job.processed_chunks, job.total_chunks);
+      } finally {
+        fake.delayMs = 0;
+      }
+    });
+  });
+
+  describe(`job leases [${database.name}]`, () => {
+    it('lets another worker take over a job whose lease expired, and refuses the old worker', async () => {
+      const db = await database.get();
+      const type = `test-${randomUUID()}`;
+      const id = await insertJob(db, { type: type as 'ingestion', tenantId: null, maxAttempts: 5 });
+      const first = await claimJob(db, 'worker-a', 1, [type]);
+      assert.equal(first?.id, id);
+      assert.equal(await claimJob(db, 'worker-b', 1, [type]), undefined, 'a held lease is not claimable');
+      await new Promise((r) => setTimeout(r, 1100));
+      const second = await claimJob(db, 'worker-b', 30, [type]);
+      assert.equal(second?.id, id);
+      assert.equal(second?.attempts, 2);
+      assert.equal(await heartbeatJob(db, id!, 'worker-a', 30), false);
+      assert.equal(await completeJob(db, id!, 'worker-a'), false);
+      assert.equal(await completeJob(db, id!, 'worker-b'), true);
+    });
+
+    it('runs at most one job per dedupe key', async () => {
+      const db = await database.get();
+      const key = `dedupe-${randomUUID()}`;
+      const a = await insertJob(db, { type: 'billing_period', tenantId: null, dedupeKey: key });
+      const b = await insertJob(db, { type: 'billing_period', tenantId: null, dedupeKey: key });
+      assert.ok(a);
+      assert.equal(b, undefined);
+    });
+  });
+}
+
+describe('job error sanitizing', () => {
+  it('keeps the first line and hides URLs and paths', () => {
+    assert.equal(
+      sanitizeJobError(new Error('connect to postgres://u:p@db:5432/x failed at /srv/lore/core/x.ts\n    at foo')),
+      'connect to [url] failed at [path]',
+    );
+    assert.equal(sanitizeJobError('not an error'), 'The job failed.');
+  });
+});
