@@ -51,6 +51,14 @@ async function main(): Promise<void> {
   }
 
   const runtime = await createRuntime(db, config, log);
+  const { embedder } = runtime.services.adapters;
+  const stale = await runtime.services.health.chunksFromOtherEmbedders(embedder.id);
+  if (stale.length) {
+    log.warn(
+      { configured: embedder.id, stale },
+      'some chunks were embedded by another model: vector search skips them until their documents are ingested again',
+    );
+  }
   if (config.jobs.enabled) await runtime.engine.start();
   const app = createApp({ config: { ...config, adminToken }, services: runtime.services, log, version });
   const server = app.express.listen(config.port, config.host);

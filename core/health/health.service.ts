@@ -23,6 +23,15 @@ export class HealthService {
     }
   }
 
+  /** Indexed chunks whose vectors another embedder made: they need re-indexing after a model change. */
+  async chunksFromOtherEmbedders(embedderId: string): Promise<Array<{ embedder: string; chunks: number }>> {
+    const { rows } = await this.db.query<{ embedder: string; chunks: number }>(
+      'SELECT embedder, count(*)::int AS chunks FROM chunks WHERE embedder <> $1 GROUP BY embedder ORDER BY embedder',
+      [embedderId],
+    );
+    return rows;
+  }
+
   async vectorIndexes(): Promise<IndexStatus> {
     const { rows } = await this.db.query<{ indexname: string }>(
       `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1::text[])`,

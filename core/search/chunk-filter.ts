@@ -15,6 +15,8 @@ export interface ChunkFilter {
   createdBefore?: Date | undefined;
   /** Case-insensitive substring of the document title. */
   titleContains?: string | undefined;
+  /** Only chunks embedded by this embedder (vectors of different models are not comparable). */
+  embedder?: string | undefined;
 }
 
 /** SQL condition over chunks aliased `alias`, with its parameters added to `params`. */
@@ -29,6 +31,7 @@ export function chunkFilterSql(filter: ChunkFilter, params: SqlParams, alias = '
   if (Object.keys(filter.tags).length) conditions.push(`${a}.doc_tags @> ${params.add(JSON.stringify(filter.tags))}::jsonb`);
   if (filter.createdAfter) conditions.push(`${a}.doc_created_at > ${params.add(filter.createdAfter)}`);
   if (filter.createdBefore) conditions.push(`${a}.doc_created_at < ${params.add(filter.createdBefore)}`);
+  if (filter.embedder) conditions.push(`${a}.embedder = ${params.add(filter.embedder)}`);
   if (filter.titleContains) {
     conditions.push(`${a}.doc_title ILIKE ${params.add(`%${escapeLike(filter.titleContains)}%`)}`);
   }

@@ -89,7 +89,12 @@ export class SearchService {
       mode === 'keyword' ? [] : await Promise.all(
         [...byDimensions.entries()].map(async ([dimensions, ids]) => {
           const [vector] = await this.embedder.embed([request.query], { dimensions, kind: 'query' });
-          return this.vectors.search({ filter: { ...baseFilter, knowledgeBaseIds: ids }, dimensions, vector: vector!, limit });
+          return this.vectors.search({
+            filter: { ...baseFilter, knowledgeBaseIds: ids, embedder: this.embedder.id },
+            dimensions,
+            vector: vector!,
+            limit,
+          });
         }),
       )
     )

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
+import { testDatabases } from '../support/databases.js';
+import { FakeOpenAiEmbeddingsServer } from '../support/fake-openai-embeddings.server.js';
+import { type TinyBertModel, buildTinyBertModel } from '../support/tiny-bert-model.js';
+
+const [database] = testDatabases();
+
+/** Ingests two documents and queries them through the whole stack with the configured embedder. */
+async function roundTrip(app: TestApp) {
+  const t = await createTenant(app);
+  const api = client(app.url, t.key);
+  const kb = (await api('POST', '/v1/knowledge-bases', { name: 'animals', dimensions: 48 })).body.id;
+  const cat = await ingest(app, t.key, { knowledge_base_id: kb, title: 'cat', content: 'the small cat sat on the mat in the house.' });
+  await ingest(app, t.key, { knowledge_base_id: kb, title: 'invoice', content: 'the refund of the invoice payment failed with an error.' });
+  assert.equal(cat.job.status, 'completed');
+  const res = await api('POST', '/v1/query', { query: 'invoice refund payment', top_k: 2 });
+  assert.equal(res.status, 200);
+  assert.equal(res.body.results[0].document_title, 'invoice');
+  const { rows } = await app.db.query<{ embedder: string; dimensions: number; n: number }>(
+    'SELECT embedder, dimensions, array_length(embedding, 1) AS n FROM chunks WHERE tenant_id = $1 GROUP BY 1, 2, 3',
+    [t.id],
+  );
+  return rows;
+}
+
+describe('embedders through the whole stack', () => {
+  it('the default lexical embedder records its id and dimension on every chunk', async () => {
+    const app = await startTestApp(await database!.get());
+    try {
+      assert.deepEqual(await roundTrip(app), [{ embedder: 'lexical-v1', dimensions: 48, n: 48 }]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a local ONNX model directory (a tiny BERT the test builds) embeds offline', async () => {
+    let model: TinyBertModel | undefined;
+    let app: TestApp | undefined;
+    try {
+      model = await buildTinyBertModel({ name: 'tiny-bert-e2e' });
+      app = await startTestApp(await database!.get(), { env: { EMBEDDER: 'onnx', EMBEDDER_MODEL_DIR: model.dir } });
+      assert.deepEqual(await roundTrip(app), [{ embedder: 'onnx:tiny-bert-e2e', dimensions: 48, n: 48 }]);
+    } finally {
+      await app?.close();
+      await model?.remove();
+    }
+  });
+
+  it('an OpenAI-compatible endpoint (a local fake) embeds in batches', async () => {
+    const fake = await FakeOpenAiEmbeddingsServer.start({ dimensions: 64 });
+    const app = await startTestApp(await database!.get(), {
+      env: { EMBEDDER: 'openai', EMBEDDER_URL: fake.baseUrl, EMBEDDER_MODEL: 'fake-embed' },
+    });
+    try {
+      assert.deepEqual(await roundTrip(app), [{ embedder: 'openai:fake-embed', dimensions: 48, n: 48 }]);
+      assert.ok(fake.requests.length >= 3);
+      assert.ok(fake.requests.every((r) => r.body.model === 'fake-embed'));
+    } finally {
+      await app.close();
+      await fake.close();
+    }
+  });
+
+  it('after a change of model, vector search skips chunks of the old one and the change is reported', async () => {
+    const lexical = await startTestApp(await database!.get());
+    const fake = await FakeOpenAiEmbeddingsServer.start({ dimensions: 64 });
+    let other: TestApp | undefined;
+    try {
+      const t = await createTenant(lexical);
+      const api = client(lexical.url, t.key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'k', dimensions: 48 })).body.id;
+      await ingest(lexical, t.key, { knowledge_base_id: kb, title: 'old', content: 'zebra crossing rules' });
+      other = await startTestApp(lexical.db, { env: { EMBEDDER: 'openai', EMBEDDER_URL: fake.baseUrl, EMBEDDER_MODEL: 'new-model' } });
+      const stale = await other.services.health.chunksFromOtherEmbedders('openai:new-model');
+      assert.ok(stale.some((s) => s.embedder === 'lexical-v1' && s.chunks > 0));
+      // A word with no keyword match: only the vector retriever could find it, and it must not.
+      const res = await client(other.url, t.key)('POST', '/v1/query', { query: 'qwxz', top_k: 5 });
+      assert.deepEqual(res.body.results, []);
+      const keyword = await client(other.url, t.key)('POST', '/v1/query', { query: 'zebra', top_k: 5 });
+      assert.equal(keyword.body.results[0].document_title, 'old');
+    } finally {
+      await other?.close();
+      await lexical.close();
+      await fake.close();
+    }
+  });
+});
