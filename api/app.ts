@@ -5,11 +5,17 @@ import { errors } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import { errorHandler } from './error-handler.js';
 import { type HttpMetrics, createMetrics, observeRequests } from './metrics.js';
+import { BURST_LIMITS } from '../core/plans.js';
 import { apiKeyGuard, platformGuard } from './middleware/auth.js';
+import { perIpLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { type RouteSpec, mountRoutes } from './route.js';
+import { accountRoutes } from './routes/account.routes.js';
 import { apiKeyRoutes } from './routes/api-key.routes.js';
+import { billingRoutes } from './routes/billing.routes.js';
+import { dpaRoutes } from './routes/dpa.routes.js';
+import { usageRoutes } from './routes/usage.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { internalRoutes } from './routes/internal.routes.js';
 import { documentRoutes } from './routes/document.routes.js';
@@ -17,7 +23,7 @@ import { knowledgeBaseRoutes } from './routes/knowledge-base.routes.js';
 import { queryRoutes } from './routes/query.routes.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'adminToken' | 'metricsEnabled' | 'publicBaseUrl'>;
+  config: Pick<Config, 'adminToken' | 'metricsEnabled' | 'publicBaseUrl' | 'trustedProxies'>;
   services: Services;
   log: Logger;
   version: string;
@@ -34,15 +40,20 @@ export function createApp(deps: AppDeps): App {
   const { services, log, config } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // X-Forwarded-For is believed only from the configured proxies (for per-IP limits and logs).
+  app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.set('query parser', 'simple');
 
   const metrics = createMetrics();
   const routes: RouteSpec[] = [
     ...healthRoutes(services.health),
     ...knowledgeBaseRoutes(services.knowledgeBases, services.documents),
-    ...documentRoutes(services.documents, services.jobs),
-    ...queryRoutes(services.search),
+    ...documentRoutes(services.documents, services.jobs, services.adapters.rateLimits),
+    ...queryRoutes(services),
+    ...usageRoutes(services),
+    ...billingRoutes(services),
+    ...dpaRoutes(services),
+    ...accountRoutes(services, config.publicBaseUrl),
     ...apiKeyRoutes(services.keys),
     ...internalRoutes(services.tenants),
   ];
@@ -50,13 +61,14 @@ export function createApp(deps: AppDeps): App {
 
   app.use(requestId(log));
   app.use(observeRequests(metrics));
+  app.use(perIpLimit(services.adapters.rateLimits, BURST_LIMITS.perIpPerSecond));
   const jsonTypes = ['application/json', 'application/*+json'];
   // Document content may be 10 MB, which JSON escaping can grow; everything else stays small.
   app.use('/v1/documents', express.json({ limit: '40mb', type: jsonTypes }));
   app.use(express.json({ limit: '1mb', type: jsonTypes }));
 
   const router = express.Router();
-  mountRoutes(router, routes, { platform: platformGuard(config.adminToken), apiKey: apiKeyGuard(services.keys) });
+  mountRoutes(router, routes, { platform: platformGuard(config.adminToken), apiKey: apiKeyGuard(services.keys, services.dpa) });
   router.get('/v1/openapi.json', (_req: Request, res: Response) => {
     res.locals.routeTemplate = '/v1/openapi.json';
     res.json(openapi);

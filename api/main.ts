@@ -59,7 +59,11 @@ async function main(): Promise<void> {
       'some chunks were embedded by another model: vector search skips them until their documents are ingested again',
     );
   }
-  if (config.jobs.enabled) await runtime.engine.start();
+  if (config.jobs.enabled) {
+    // Periods that ended while Lore was down move on now (each transition happens once).
+    await runtime.services.billing.runDueTransitions();
+    await runtime.engine.start();
+  }
   const app = createApp({ config: { ...config, adminToken }, services: runtime.services, log, version });
   const server = app.express.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {

@@ -19,7 +19,7 @@ export interface ResponseSpec {
 type AnyObject = z.ZodType<Record<string, unknown>>;
 
 export interface RouteSpec<P extends AnyObject = AnyObject, B extends z.ZodType = z.ZodType, Q extends AnyObject = AnyObject> {
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI-style path, e.g. `/v1/knowledge-bases/{kb_id}`. */
   path: string;
   operationId: string;

@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import { EldLanguageDetector } from '../core/adapters/eld.language-detector.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
+import { MemoryRateLimitStore } from '../core/adapters/memory.rate-limit-store.js';
 import { OpenAiEmbedder } from '../core/adapters/openai.embedder.js';
 import { PgVectorIndex } from '../core/adapters/pgvector.vector-index.js';
+import { PostgresRateLimitStore } from '../core/adapters/postgres.rate-limit-store.js';
 import { TransformersEmbedder } from '../core/adapters/transformers.embedder.js';
 import type { Config } from '../core/config.js';
 import type { Database } from '../core/db/database.js';
@@ -25,6 +27,9 @@ export type RuntimeConfig = Pick<
   | 'jobs'
   | 'vectorIndex'
   | 'database'
+  | 'billingEnabled'
+  | 'dpaCurrentVersion'
+  | 'rateLimitStore'
 >;
 
 export interface Runtime {
@@ -76,6 +81,9 @@ export async function createRuntime(
     vectorIndex: overrides.vectorIndex ?? new PgVectorIndex(db, config.vectorIndex),
     pdf,
     engine,
+    rateLimits:
+      overrides.rateLimits ?? (config.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(db) : new MemoryRateLimitStore()),
+    clock: overrides.clock,
   });
   engine.register(createJobDefinitions(services));
   return {

@@ -49,6 +49,13 @@ const envSchema = z.object({
   JOBS_ENABLED: boolFromEnv.default(true),
   VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(10_000),
   HNSW_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(100),
+  BILLING_ENABLED: boolFromEnv.default(true),
+  DPA_CURRENT_VERSION: z.coerce.number().int().min(1).default(1),
+  TRUSTED_PROXIES: z
+    .string()
+    .regex(/^[0-9a-fA-F.:/,\s]+$|^(loopback|linklocal|uniquelocal)(,\s*(loopback|linklocal|uniquelocal))*$/, 'a comma-separated list of IPs or CIDRs')
+    .optional(),
+  RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).optional(),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -78,6 +85,12 @@ export interface Config {
   languageDetectionDataset: 'large' | 'medium' | 'small';
   jobs: { enabled: boolean; concurrency: number; maxAttempts: number; leaseSeconds: number; retryBaseSeconds: number };
   vectorIndex: { exactScanThreshold: number; efSearch: number };
+  billingEnabled: boolean;
+  dpaCurrentVersion: number;
+  /** Proxies whose X-Forwarded-For is believed when finding a client's IP (none by default). */
+  trustedProxies: string[];
+  /** Where rate-limit counters live: memory (one process) or PostgreSQL (shared by API replicas). */
+  rateLimitStore: 'memory' | 'postgres';
 }
 
 export class ConfigError extends Error {
@@ -140,5 +153,9 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
     },
     vectorIndex: { exactScanThreshold: e.VECTOR_EXACT_SCAN_THRESHOLD, efSearch: e.HNSW_EF_SEARCH },
+    billingEnabled: e.BILLING_ENABLED,
+    dpaCurrentVersion: e.DPA_CURRENT_VERSION,
+    trustedProxies: (e.TRUSTED_PROXIES ?? '').split(',').map((v) => v.trim()).filter(Boolean),
+    rateLimitStore: e.RATE_LIMIT_STORE ?? (database.kind === 'postgres' ? 'postgres' : 'memory'),
   };
 }

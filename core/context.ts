@@ -23,6 +23,9 @@ export interface TenantSnapshot {
   id: string;
   plan: PlanId;
   status: 'active' | 'suspended';
+  dpaAcceptedVersion: number | null;
+  /** The tenant's query rate limit per minute (plan, or support's override). */
+  queryRateLimitPerMin: number;
 }
 
 export interface RequestContext {

@@ -129,3 +129,10 @@ export function limitsFor(planId: PlanId, overrides: LimitOverrides = {}): Effec
     includedQueriesPerMonth: plan.includedQueriesPerMonth,
   };
 }
+
+/** Spec §8 "Rate limiting": request bursts per API key and per client IP, per second. */
+export const BURST_LIMITS = {
+  queryPerKeyPerSecond: 20,
+  documentsPerKeyPerSecond: 10,
+  perIpPerSecond: 100,
+} as const;

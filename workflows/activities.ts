@@ -11,5 +11,11 @@ export function createJobDefinitions(services: Services): JobDefinitions {
       run: (job, control) => services.ingestion.indexDocument(job, control),
       failed: (tx, job, error) => services.ingestion.documentFailed(tx, job, error),
     },
+    billing_period: {
+      // The transition is a compare-and-set on the period: a late, early or repeated run is harmless.
+      run: async (job) => {
+        if (job.tenant_id) await services.billing.rollover(job.tenant_id);
+      },
+    },
   };
 }

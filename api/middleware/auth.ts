@@ -3,7 +3,9 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { RequestContext } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
+import { DPA_HEADER, DPA_HEADER_VALUE, type DpaService } from '../../core/dpa/dpa.service.js';
 import type { ApiKeyService } from '../../core/keys/api-key.service.js';
+import { limitsFor } from '../../core/plans.js';
 
 function bearerToken(req: Request): string {
   const header = req.get('authorization');
@@ -13,16 +15,26 @@ function bearerToken(req: Request): string {
   return match[1];
 }
 
-/** Authenticates an API key and stores the request context in `res.locals.ctx`. */
-export function apiKeyGuard(keys: ApiKeyService) {
+/**
+ * Authenticates an API key and stores the request context in `res.locals.ctx`. Responses to a
+ * tenant that has not accepted the current DPA carry the X-DPA-Action-Required header.
+ */
+export function apiKeyGuard(keys: ApiKeyService, dpa: DpaService) {
   return async (req: Request, res: Response): Promise<RequestContext> => {
     const key = await keys.authenticate(bearerToken(req));
     if (!key) throw errors.unauthorized('The API key is unknown or has been revoked.');
     const log = (res.locals.log as Logger).child({ tenantId: key.tenant_id });
     res.locals.log = log;
+    if (!dpa.isCompliant(key.dpa_accepted_version)) res.setHeader(DPA_HEADER, DPA_HEADER_VALUE);
     const ctx: RequestContext = {
       principal: { kind: 'api_key', id: key.id, role: key.role },
-      tenant: { id: key.tenant_id, plan: key.plan, status: key.status },
+      tenant: {
+        id: key.tenant_id,
+        plan: key.plan,
+        status: key.status,
+        dpaAcceptedVersion: key.dpa_accepted_version,
+        queryRateLimitPerMin: limitsFor(key.plan, key.limit_overrides).queryRateLimitPerMin,
+      },
       tenantId: key.tenant_id,
       subTenantId: key.sub_tenant_id,
       userId: null,

@@ -3,7 +3,10 @@ import { documentSchema, ingestDocumentSchema } from '../../core/documents/docum
 import type { DocumentService } from '../../core/documents/document.service.js';
 import { jobSchema } from '../../core/jobs/job.schema.js';
 import type { JobService } from '../../core/jobs/job.service.js';
+import { BURST_LIMITS } from '../../core/plans.js';
+import type { RateLimitStore } from '../../core/ports/rate-limit-store.js';
 import { scopeOf } from '../../core/shared/scope.js';
+import { perKeyLimit } from '../middleware/rate-limit.js';
 import { parseMultipart } from '../multipart.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
@@ -21,7 +24,9 @@ const uploadParts = z.object({
   }),
 });
 
-export function documentRoutes(documents: DocumentService, jobs: JobService): RouteSpec[] {
+export function documentRoutes(documents: DocumentService, jobs: JobService, rateLimits: RateLimitStore): RouteSpec[] {
+  // Spec §8: 10 requests per second per API key on /v1/documents (ingest and upload together).
+  const burst = perKeyLimit(rateLimits, 'documents', BURST_LIMITS.documentsPerKeyPerSecond);
   return [
     route({
       method: 'post',
@@ -34,6 +39,7 @@ export function documentRoutes(documents: DocumentService, jobs: JobService): Ro
       status: 202,
       response: accepted,
       errors: [400, 401, 402, 403, 404, 413, 429],
+      before: [burst],
       handler: ({ ctx, body }) => documents.ingest(scopeOf(ctx), body),
     }),
     route({
@@ -47,6 +53,7 @@ export function documentRoutes(documents: DocumentService, jobs: JobService): Ro
       status: 202,
       response: accepted,
       errors: [400, 401, 402, 403, 404, 413, 415, 422, 429],
+      before: [burst],
       handler: async ({ ctx, req }) => {
         const { fields, file } = await parseMultipart(req, {
           maxRequestBytes: MAX_UPLOAD_REQUEST_BYTES,

@@ -1,7 +1,9 @@
 import type { Database, Queryable } from '../db/database.js';
 import { completeJob } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
+import type { PlanId } from '../plans.js';
 import type { Embedder } from '../ports/embedder.js';
+import type { UsageService } from '../usage/usage.service.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
 import { type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
 import { toRealArrayLiteral } from '../shared/sql-params.js';
@@ -50,6 +52,7 @@ export class IngestionService {
     private readonly db: Database,
     private readonly embedder: Embedder,
     private readonly detector: LanguageDetector,
+    private readonly usage: UsageService,
   ) {}
 
   async indexDocument(job: JobRow, control: JobControl): Promise<void> {
@@ -108,6 +111,13 @@ export class IngestionService {
         [doc.id, chunks.length, this.embedder.id, language],
       );
       if (!rowCount) throw new NonRetryableError('The document was deleted before it was indexed.');
+      const { rows } = await tx.query<{ plan: PlanId }>('SELECT plan FROM tenants WHERE id = $1', [doc.tenant_id]);
+      await this.usage.recordIngestion(tx, {
+        tenantId: doc.tenant_id,
+        subTenantId: doc.sub_tenant_id,
+        plan: rows[0]!.plan,
+        chunks: chunks.length,
+      });
       if (!(await completeJob(tx, job.id, control.owner))) throw new LeaseLostError('Another worker took over this job.');
     });
   }

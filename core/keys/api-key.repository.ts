@@ -1,6 +1,6 @@
 import type { Role } from '../context.js';
 import type { Queryable } from '../db/database.js';
-import type { PlanId } from '../plans.js';
+import type { LimitOverrides, PlanId } from '../plans.js';
 import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
 
 export interface ApiKeyRow {
@@ -22,6 +22,8 @@ export interface AuthenticatedKeyRow {
   role: Role;
   plan: PlanId;
   status: 'active' | 'suspended';
+  dpa_accepted_version: number | null;
+  limit_overrides: LimitOverrides;
 }
 
 const COLUMNS = 'id, tenant_id, sub_tenant_id, name, role, key_hint, created_at, last_used_at';
@@ -45,7 +47,8 @@ export async function insertApiKey(
 export async function authenticateKeyHash(db: Queryable, keyHash: string): Promise<AuthenticatedKeyRow | undefined> {
   const { rows } = await db.query<AuthenticatedKeyRow>(
     `WITH k AS (
-       SELECT k.id, k.key_hash, k.tenant_id, k.sub_tenant_id, k.role, k.last_used_at, t.plan, t.status
+       SELECT k.id, k.key_hash, k.tenant_id, k.sub_tenant_id, k.role, k.last_used_at, t.plan, t.status,
+              t.dpa_accepted_version, t.limit_overrides
        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL
      ), touched AS (
@@ -53,7 +56,7 @@ export async function authenticateKeyHash(db: Queryable, keyHash: string): Promi
        WHERE id = (SELECT id FROM k)
          AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')
      )
-     SELECT id, key_hash, tenant_id, sub_tenant_id, role, plan, status FROM k`,
+     SELECT id, key_hash, tenant_id, sub_tenant_id, role, plan, status, dpa_accepted_version, limit_overrides FROM k`,
     [keyHash],
   );
   return rows[0];

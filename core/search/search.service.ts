@@ -31,9 +31,11 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
 
 const ALL_TEXT_SEARCH_CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
 
+export type ParsedFilters = Pick<ChunkFilter, 'tags' | 'createdAfter' | 'createdBefore' | 'titleContains'>;
+
 /** Turns the request's `filters` object into a chunk filter; unknown keys and bad dates are 422. */
-export function parseFilters(filters: Record<string, string> | undefined): Pick<ChunkFilter, 'tags' | 'createdAfter' | 'createdBefore' | 'titleContains'> {
-  const out: Pick<ChunkFilter, 'tags' | 'createdAfter' | 'createdBefore' | 'titleContains'> = { tags: {} };
+export function parseFilters(filters: Record<string, string> | undefined): ParsedFilters {
+  const out: ParsedFilters = { tags: {} };
   const issues: Array<{ field: string; message: string }> = [];
   for (const [key, value] of Object.entries(filters ?? {})) {
     const field = `body.filters.${key}`;
@@ -63,12 +65,21 @@ export class SearchService {
     private readonly options: SearchOptions = DEFAULT_SEARCH_OPTIONS,
   ) {}
 
-  async query(ctx: RequestContext, request: QueryRequest): Promise<{ results: QueryResultItem[] }> {
+  /** Checks a query's fields that the schema cannot (language, filters); throws before any work. */
+  validate(request: QueryRequest): ParsedFilters {
     if (request.source_language !== 'auto' && !(SUPPORTED_LANGUAGES as readonly string[]).includes(request.source_language)) {
       throw errors.badRequest('unsupported_language', `source_language must be auto or one of ${SUPPORTED_LANGUAGES.join(', ')}.`);
     }
+    return parseFilters(request.filters);
+  }
+
+  /** Retrieval only: no quotas and no metering (QueryService adds those around it). */
+  async query(ctx: RequestContext, request: QueryRequest): Promise<{ results: QueryResultItem[] }> {
+    return { results: await this.search(ctx, request, this.validate(request)) };
+  }
+
+  private async search(ctx: RequestContext, request: QueryRequest, filters: ParsedFilters): Promise<QueryResultItem[]> {
     const scope = scopeOf(ctx);
-    const filters = parseFilters(request.filters);
     const visible = await listKnowledgeBases(this.db, scope);
     let kbs = visible;
     if (request.knowledge_base_ids) {
@@ -77,7 +88,7 @@ export class SearchService {
       const missing = request.knowledge_base_ids.find((id) => !isUuid(id) || !kbs.some((kb) => kb.id === id));
       if (missing !== undefined) throw errors.notFound('knowledge base');
     }
-    if (!kbs.length) return { results: [] };
+    if (!kbs.length) return [];
 
     const limit = Math.max(this.options.minCandidates, this.options.candidateFactor * request.top_k);
     const byDimensions = new Map<number, string[]>();
@@ -132,10 +143,6 @@ export class SearchService {
         document_tags: c.doc_tags,
       });
     }
-    await this.db.query(
-      `INSERT INTO usage_events (tenant_id, sub_tenant_id, user_id, event_type, quantity) VALUES ($1, $2, $3, 'query', 1)`,
-      [ctx.tenantId, ctx.subTenantId, ctx.userId],
-    );
-    return { results };
+    return results;
   }
 }

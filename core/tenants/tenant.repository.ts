@@ -23,7 +23,7 @@ export async function lockTenant(db: Queryable, id: string): Promise<TenantRecor
   return rows[0];
 }
 
-const JSON_COLUMNS = new Set(['translation_config', 'limit_overrides']);
+const JSON_COLUMNS = new Set(['translation_config', 'limit_overrides', 'billing_details']);
 
 export async function updateTenant(
   db: Queryable,
@@ -34,7 +34,7 @@ export async function updateTenant(
   const params: unknown[] = [id];
   for (const [column, value] of Object.entries(patch)) {
     if (value === undefined) continue;
-    params.push(JSON_COLUMNS.has(column) ? JSON.stringify(value) : value);
+    params.push(JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value);
     sets.push(`${column} = $${params.length}`);
   }
   const { rows } = await db.query<TenantRecord>(

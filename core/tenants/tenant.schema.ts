@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { billingDetailsSchema } from '../billing/billing.schema.js';
 import { PLAN_IDS } from '../plans.js';
 import { translationConfigSchema } from '../translation/translation.schema.js';
 
@@ -36,6 +37,7 @@ export const updateTenantSchema = z
     anonymize_default: z.boolean().optional(),
     translation_config: translationConfigSchema.optional(),
     limit_overrides: limitOverridesSchema.optional(),
+    billing_details: billingDetailsSchema.nullable().optional(),
   })
   .refine((v) => Object.keys(v).length > 0, { message: 'at least one field is required' });
 export type UpdateTenantInput = z.infer<typeof updateTenantSchema>;

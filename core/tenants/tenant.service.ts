@@ -1,3 +1,4 @@
+import type { BillingService } from '../billing/billing.service.js';
 import type { Database } from '../db/database.js';
 import { errors } from '../errors.js';
 import type { ApiKeyService } from '../keys/api-key.service.js';
@@ -22,12 +23,14 @@ export class TenantService {
   constructor(
     private readonly db: Database,
     private readonly keys: ApiKeyService,
+    private readonly billing: BillingService,
   ) {}
 
   /** Creates a tenant and its first admin key in one transaction. */
   async create(input: CreateTenantInput): Promise<{ id: string; api_key: string; tenant: TenantView }> {
     return this.db.transaction(async (tx) => {
       const tenant = await insertTenant(tx, input);
+      await this.billing.startFirstPeriod(tx, tenant.id, tenant.plan);
       const { key } = await this.keys.issue(tx, {
         tenantId: tenant.id,
         subTenantId: null,

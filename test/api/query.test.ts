@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type TestApp, client, createKey, createTenant, ingest, startTestApp } from '../support/app.js';
+import { type TestApp, client, createKey, createTenant, ingest, startTestApp, storeDocument, waitForJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 
 const TOPICS = [
@@ -94,15 +94,18 @@ for (const database of testDatabases()) {
     it('returns a full top_k for selective filters (filters apply inside the index scan)', async () => {
       const { t, api, kb } = await setup(app);
       // 120 documents share the words; only every tenth carries the wanted tag.
-      const posts = Array.from({ length: 120 }, (_, i) =>
-        ingest(app, t.key, {
-          knowledge_base_id: kb,
-          title: `report ${i}`,
-          content: `Incident report ${i}: the storage cluster lost a replica and recovered after a failover.`,
-          tags: { region: i % 10 === 0 ? 'eu' : 'us' },
-        }),
-      );
-      await Promise.all(posts);
+      const stored = [];
+      for (let i = 0; i < 120; i++) {
+        stored.push(
+          await storeDocument(app, t.id, {
+            knowledge_base_id: kb,
+            title: `report ${i}`,
+            content: `Incident report ${i}: the storage cluster lost a replica and recovered after a failover.`,
+            tags: { region: i % 10 === 0 ? 'eu' : 'us' },
+          }),
+        );
+      }
+      for (const { job_id } of stored) assert.equal((await waitForJob(app, t.key, job_id)).status, 'completed');
       const res = await api('POST', '/v1/query', { query: 'storage replica failover', top_k: 12, filters: { 'tags.region': 'eu' } });
       assert.equal(res.status, 200);
       assert.equal(res.body.results.length, 12);

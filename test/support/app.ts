@@ -51,6 +51,7 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
       adminToken: 'adminToken' in options ? options.adminToken : TEST_ADMIN_TOKEN,
       metricsEnabled: true,
       publicBaseUrl: undefined,
+      trustedProxies: config.trustedProxies,
     },
     services: runtime.services,
     log,
@@ -80,8 +81,24 @@ export interface ApiResponse<T = any> {
   headers: Headers;
 }
 
-/** A small JSON client: `client(url, key)('POST', '/v1/...', body)`. */
-export function client(baseUrl: string, key?: string) {
+/**
+ * A small JSON client: `client(url, key)('POST', '/v1/...', body)`. Like a well-behaved client it
+ * waits and retries when rate limited (honouring Retry-After), unless `strict` — the rate-limit
+ * tests use strict clients to see every 429.
+ */
+export function client(baseUrl: string, key?: string, options: { strict?: boolean } = {}) {
+  const once = send(baseUrl, key);
+  return async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> => {
+    for (let attempt = 0; ; attempt++) {
+      const res = await once<T>(method, path, body, headers);
+      const limited = res.status === 429 && (res.body as { error?: string }).error === 'rate_limit_exceeded';
+      if (!limited || options.strict || attempt >= 10) return res;
+      await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+    }
+  };
+}
+
+function send(baseUrl: string, key?: string) {
   return async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> => {
     const isForm = body instanceof FormData;
     const res = await fetch(baseUrl + path, {
@@ -132,6 +149,18 @@ export async function waitForJob(app: TestApp, key: string, jobId: string, timeo
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${res.body.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * Stores a document through the service layer (no HTTP, so no per-key rate limit): for tests that
+ * need many documents as data and test something else. Returns the job id; the engine indexes it.
+ */
+export async function storeDocument(
+  app: TestApp,
+  tenantId: string,
+  doc: { knowledge_base_id: string; title: string; content: string; tags?: Record<string, string> },
+): Promise<{ job_id: string; document_id: string }> {
+  return app.services.documents.ingest({ tenantId, subTenantId: null }, doc);
 }
 
 /** Ingests a text document and waits until it is indexed. */

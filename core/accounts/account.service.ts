@@ -1,0 +1,165 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import yazl from 'yazl';
+import type { BillingService } from '../billing/billing.service.js';
+import type { Clock } from '../clock.js';
+import type { RequestContext } from '../context.js';
+import type { Database } from '../db/database.js';
+import { type DocumentRow, findDocument, findDocumentFile } from '../documents/document.repository.js';
+import { presentDocument } from '../documents/document.service.js';
+import type { DpaService } from '../dpa/dpa.service.js';
+import { AppError, errors } from '../errors.js';
+import { presentJob } from '../jobs/job.service.js';
+import type { JobRow } from '../jobs/job.repository.js';
+import { listApiKeys } from '../keys/api-key.repository.js';
+import { presentApiKey } from '../keys/api-key.service.js';
+import { listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
+import { presentKnowledgeBase } from '../knowledge-bases/knowledge-base.service.js';
+import { isUuid } from '../shared/ids.js';
+import { findTenant } from '../tenants/tenant.repository.js';
+import { presentTenant } from '../tenants/tenant.service.js';
+import { monthlyHistory } from '../usage/usage.repository.js';
+
+/** Spec §8: an export download link is valid for 86400 seconds. */
+export const EXPORT_LINK_SECONDS = 86_400;
+export const DELETE_CONFIRMATION = 'DELETE_MY_ACCOUNT';
+const SIGNING_SECRET = 'export-link-signing';
+
+/** Account export (a signed link to a ZIP of all the tenant's data) and account deletion. */
+export class AccountService {
+  constructor(
+    private readonly db: Database,
+    private readonly billing: BillingService,
+    private readonly dpa: DpaService,
+    private readonly clock: Clock,
+  ) {}
+
+  private async signingSecret(): Promise<Buffer> {
+    await this.db.query('INSERT INTO instance_secrets (name, secret) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+      SIGNING_SECRET,
+      randomBytes(32),
+    ]);
+    const { rows } = await this.db.query<{ secret: Uint8Array }>('SELECT secret FROM instance_secrets WHERE name = $1', [SIGNING_SECRET]);
+    return Buffer.from(rows[0]!.secret);
+  }
+
+  private async sign(id: string, expires: number): Promise<string> {
+    return createHmac('sha256', await this.signingSecret()).update(`${id}.${expires}`).digest('base64url');
+  }
+
+  private async documents(tenantId: string): Promise<DocumentRow[]> {
+    const { rows } = await this.db.query<{ id: string }>('SELECT id FROM documents WHERE tenant_id = $1 ORDER BY created_at, id', [tenantId]);
+    const scope = { tenantId, subTenantId: null };
+    const docs: DocumentRow[] = [];
+    for (const { id } of rows) {
+      const doc = await findDocument(this.db, scope, id);
+      if (doc) docs.push(doc);
+    }
+    return docs;
+  }
+
+  private async accountRecord(tenantId: string) {
+    const tenant = await findTenant(this.db, tenantId);
+    if (!tenant) throw errors.notFound('account');
+    return {
+      ...presentTenant(tenant),
+      billing: await this.billing.status(tenantId),
+      dpa: { ...(await this.dpa.status(tenantId)), acceptances: await this.dpa.acceptances(tenantId) },
+    };
+  }
+
+  /** POST /v1/account/export: a summary now, and a signed link to the complete archive. */
+  async export(ctx: RequestContext, baseUrl: string) {
+    const expiresAt = new Date(this.clock.now().getTime() + EXPORT_LINK_SECONDS * 1000);
+    const { rows } = await this.db.query<{ id: string }>('INSERT INTO account_exports (tenant_id, expires_at) VALUES ($1, $2) RETURNING id', [
+      ctx.tenantId,
+      expiresAt,
+    ]);
+    const id = rows[0]!.id;
+    const expires = Math.floor(expiresAt.getTime() / 1000);
+    const signature = await this.sign(id, expires);
+    const scope = { tenantId: ctx.tenantId, subTenantId: null };
+    return {
+      download_url: `${baseUrl}/v1/account/exports/${id}?expires=${expires}&signature=${signature}`,
+      expires_in_seconds: EXPORT_LINK_SECONDS,
+      account: await this.accountRecord(ctx.tenantId),
+      knowledge_bases: (await listKnowledgeBases(this.db, scope)).map(presentKnowledgeBase),
+      documents: (await this.documents(ctx.tenantId)).map(presentDocument),
+      usage_history: await monthlyHistory(this.db, ctx.tenantId),
+    };
+  }
+
+  /**
+   * Checks a download link (signature, expiry, the export still existing) and streams the archive:
+   * account.json, api_keys.json, knowledge_bases.json, documents/<id>.json (with content),
+   * files/<id>/<name> (original uploads), jobs.json, usage_history.json, usage_events.json.
+   */
+  async openDownload(id: string, expiresParam: string, signature: string): Promise<{ fileName: string; stream: Readable }> {
+    const expires = Number(expiresParam);
+    if (!isUuid(id) || !Number.isInteger(expires) || !signature) throw errors.notFound('export');
+    const expected = Buffer.from(await this.sign(id, expires));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+      throw errors.forbidden('invalid_signature', 'The download link is not valid.');
+    }
+    if (this.clock.now().getTime() > expires * 1000) {
+      throw new AppError(410, 'export_link_expired', 'The download link has expired; request a new export.');
+    }
+    const { rows } = await this.db.query<{ tenant_id: string }>('SELECT tenant_id FROM account_exports WHERE id = $1', [id]);
+    const tenantId = rows[0]?.tenant_id;
+    if (!tenantId) throw errors.notFound('export');
+    const zip = new yazl.ZipFile();
+    const stream = zip.outputStream as unknown as Readable;
+    void this.fillArchive(zip, tenantId).catch((err: unknown) => stream.destroy(err as Error));
+    return { fileName: `lore-export-${tenantId}.zip`, stream };
+  }
+
+  private async fillArchive(zip: yazl.ZipFile, tenantId: string): Promise<void> {
+    const scope = { tenantId, subTenantId: null };
+    const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
+    zip.addBuffer(json(await this.accountRecord(tenantId)), 'account.json');
+    zip.addBuffer(json((await listApiKeys(this.db, scope)).map(presentApiKey)), 'api_keys.json');
+    zip.addBuffer(json((await listKnowledgeBases(this.db, scope)).map(presentKnowledgeBase)), 'knowledge_bases.json');
+    for (const doc of await this.documents(tenantId)) {
+      const full = await findDocument(this.db, scope, doc.id, true);
+      if (!full) continue;
+      zip.addBuffer(json(presentDocument(full)), `documents/${doc.id}.json`);
+      const file = await findDocumentFile(this.db, scope, doc.id);
+      if (file) zip.addBuffer(file.data, `files/${doc.id}/${(file.file_name ?? 'original').replace(/[/\\]/g, '_')}`);
+    }
+    const jobs = await this.db.query<JobRow>(
+      `SELECT id, tenant_id, sub_tenant_id, document_id, knowledge_base_id, job_type, status, payload, error, total_chunks,
+              processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, completed_at
+       FROM jobs WHERE tenant_id = $1 AND job_type IN ('ingestion', 'transcription', 'report_generation') ORDER BY created_at`,
+      [tenantId],
+    );
+    zip.addBuffer(json(jobs.rows.map(presentJob)), 'jobs.json');
+    zip.addBuffer(json(await monthlyHistory(this.db, tenantId)), 'usage_history.json');
+    const events = await this.db.query(
+      `SELECT event_type, quantity, cost_microcents, input_tokens, output_tokens, sub_tenant_id, user_id, occurred_at
+       FROM usage_events WHERE tenant_id = $1 ORDER BY occurred_at`,
+      [tenantId],
+    );
+    zip.addBuffer(json(events.rows), 'usage_events.json');
+    zip.end();
+  }
+
+  /**
+   * DELETE /v1/account: removes the tenant and, through cascading foreign keys, every row that
+   * belongs to it (keys, knowledge bases, documents, files, chunks and their vectors, jobs, usage,
+   * DPA records, exports, sub-tenants, OAuth clients), and its rate-limit counters. A job running
+   * for it loses its lease and stops.
+   */
+  async delete(ctx: RequestContext, confirmation: string | undefined): Promise<{ status: 'deleted' }> {
+    if (confirmation !== DELETE_CONFIRMATION) {
+      throw errors.badRequest('confirmation_required', `Send the header X-Confirm-Delete: ${DELETE_CONFIRMATION} to delete the account.`);
+    }
+    await this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string }>('SELECT id FROM api_keys WHERE tenant_id = $1', [ctx.tenantId]);
+      const patterns = [ctx.tenantId, ...rows.map((r) => r.id)].map((id) => `%${id}%`);
+      await tx.query('DELETE FROM rate_limits WHERE key LIKE ANY($1::text[])', [patterns]);
+      await tx.query('DELETE FROM tenants WHERE id = $1', [ctx.tenantId]);
+    });
+    return { status: 'deleted' };
+  }
+}

@@ -1,0 +1,118 @@
+import type { Queryable } from '../db/database.js';
+
+/** The row of query_counters that counts the tenant as a whole. */
+export const WHOLE_TENANT = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Counts one query in a period; with `cap`, only while the count is below it. Returns the new
+ * count (the query's ordinal in the period), or undefined when the cap was already reached. One
+ * atomic upsert: concurrent queries get distinct ordinals and can never pass the cap together.
+ */
+export async function countQuery(
+  db: Queryable,
+  params: { tenantId: string; subTenantId?: string | null; periodStart: Date; cap: number | null },
+): Promise<number | undefined> {
+  const { rows } = await db.query<{ queries: number }>(
+    `INSERT INTO query_counters AS c (tenant_id, sub_tenant_id, period_start, queries)
+     SELECT $1, $2, $3, 1 WHERE $4::bigint IS NULL OR $4::bigint > 0
+     ON CONFLICT (tenant_id, sub_tenant_id, period_start)
+     DO UPDATE SET queries = c.queries + 1 WHERE $4::bigint IS NULL OR c.queries < $4::bigint
+     RETURNING queries`,
+    [params.tenantId, params.subTenantId ?? WHOLE_TENANT, params.periodStart, params.cap],
+  );
+  return rows[0] ? Number(rows[0].queries) : undefined;
+}
+
+/** Gives back a counted query whose search then failed. */
+export async function uncountQuery(db: Queryable, params: { tenantId: string; subTenantId?: string | null; periodStart: Date }): Promise<void> {
+  await db.query(
+    `UPDATE query_counters SET queries = GREATEST(queries - 1, 0)
+     WHERE tenant_id = $1 AND sub_tenant_id = $2 AND period_start = $3`,
+    [params.tenantId, params.subTenantId ?? WHOLE_TENANT, params.periodStart],
+  );
+}
+
+export async function queriesInPeriod(db: Queryable, tenantId: string, subTenantId: string | null, periodStart: Date): Promise<number> {
+  const { rows } = await db.query<{ queries: number }>(
+    'SELECT queries FROM query_counters WHERE tenant_id = $1 AND sub_tenant_id = $2 AND period_start = $3',
+    [tenantId, subTenantId ?? WHOLE_TENANT, periodStart],
+  );
+  return rows[0] ? Number(rows[0].queries) : 0;
+}
+
+export type UsageEventType = 'query' | 'ingestion' | 'translation' | 'transcription' | 'report_generation' | 'subscription';
+
+export interface UsageEvent {
+  tenantId: string;
+  subTenantId?: string | null;
+  userId?: string | null;
+  type: UsageEventType;
+  quantity: number;
+  costMicrocents: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  occurredAt?: Date;
+}
+
+/** Appends to the usage ledger (never updated or deleted, except with the whole account). */
+export async function insertUsageEvent(db: Queryable, e: UsageEvent): Promise<void> {
+  await db.query(
+    `INSERT INTO usage_events (tenant_id, sub_tenant_id, user_id, event_type, quantity, cost_microcents, input_tokens,
+                               output_tokens, occurred_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9, now()))`,
+    [
+      e.tenantId,
+      e.subTenantId ?? null,
+      e.userId ?? null,
+      e.type,
+      e.quantity,
+      e.costMicrocents,
+      e.inputTokens ?? 0,
+      e.outputTokens ?? 0,
+      e.occurredAt ?? null,
+    ],
+  );
+}
+
+export interface LedgerTotals {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  costMicrocents: number;
+  ingestionChunks: number;
+}
+
+/** Ledger totals of a tenant since `from`. Requests are billable calls: queries, translations, add-on jobs. */
+export async function ledgerTotals(db: Queryable, tenantId: string, from: Date): Promise<LedgerTotals> {
+  const { rows } = await db.query<{ requests: number; input: number; output: number; cost: number; chunks: number }>(
+    `SELECT COALESCE(sum(quantity) FILTER (WHERE event_type IN ('query', 'translation', 'transcription', 'report_generation')), 0)::bigint AS requests,
+            COALESCE(sum(input_tokens), 0)::bigint AS input,
+            COALESCE(sum(output_tokens), 0)::bigint AS output,
+            COALESCE(sum(cost_microcents), 0)::bigint AS cost,
+            COALESCE(sum(quantity) FILTER (WHERE event_type = 'ingestion'), 0)::bigint AS chunks
+     FROM usage_events WHERE tenant_id = $1 AND occurred_at >= $2`,
+    [tenantId, from],
+  );
+  const r = rows[0]!;
+  return {
+    requests: Number(r.requests),
+    inputTokens: Number(r.input),
+    outputTokens: Number(r.output),
+    costMicrocents: Number(r.cost),
+    ingestionChunks: Number(r.chunks),
+  };
+}
+
+/** Monthly ledger history of a tenant (for the account export). */
+export async function monthlyHistory(
+  db: Queryable,
+  tenantId: string,
+): Promise<Array<{ month: string; event_type: string; quantity: number; cost_microcents: number }>> {
+  const { rows } = await db.query<{ month: string; event_type: string; quantity: number; cost_microcents: number }>(
+    `SELECT to_char(date_trunc('month', occurred_at AT TIME ZONE 'UTC'), 'YYYY-MM') AS month, event_type,
+            sum(quantity)::bigint AS quantity, sum(cost_microcents)::bigint AS cost_microcents
+     FROM usage_events WHERE tenant_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
+    [tenantId],
+  );
+  return rows.map((r) => ({ ...r, quantity: Number(r.quantity), cost_microcents: Number(r.cost_microcents) }));
+}

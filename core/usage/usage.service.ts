@@ -1,0 +1,114 @@
+import type { BillingService } from '../billing/billing.service.js';
+import type { RequestContext } from '../context.js';
+import type { Database, Queryable } from '../db/database.js';
+import { storageUsage } from '../documents/document.repository.js';
+import { errors } from '../errors.js';
+import { countKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
+import { PLANS, type PlanId, limitsFor } from '../plans.js';
+import { countQuery, insertUsageEvent, queriesInPeriod, uncountQuery } from './usage.repository.js';
+
+export interface Quota {
+  used: number;
+  limit: number | null;
+  /** used / limit × 100, two decimals; null when no limit applies. */
+  percent: number | null;
+}
+
+export interface UsageView {
+  chunks: Quota;
+  documents: Quota;
+  storage_bytes: Quota;
+  queries_this_period: Quota;
+  knowledge_bases: { used: number; limit: number | null };
+  query_rate_limit_per_min: number;
+}
+
+export function quota(used: number, limit: number | null): Quota {
+  return { used, limit, percent: limit ? Math.round((used / limit) * 10_000) / 100 : null };
+}
+
+/** Rough token count of a text, for the billing usage object: one token per four characters. */
+export function approximateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** A query counted against the period; `commit` records it in the ledger, `release` gives it back. */
+export interface QueryReservation {
+  commit(tokens: { input: number; output: number }): Promise<void>;
+  release(): Promise<void>;
+}
+
+/**
+ * Quotas and metering: counts queries against the period's allowance (a hard cap on Free), records
+ * billable events in the usage ledger with their cost, and reports usage.
+ */
+export class UsageService {
+  constructor(
+    private readonly db: Database,
+    private readonly billing: BillingService,
+  ) {}
+
+  /**
+   * Counts a query before it runs. Suspended tenants get 402 payment_required; a Free tenant past
+   * its included queries gets 402 quota_exhausted. The count is atomic, so concurrent queries can
+   * never exceed the cap together; a query that then fails is given back.
+   */
+  async reserveQuery(ctx: RequestContext): Promise<QueryReservation> {
+    if (ctx.tenant.status === 'suspended') {
+      throw errors.paymentRequired('payment_required', 'The account is suspended; contact support to restore it.');
+    }
+    const state = await this.billing.current(ctx.tenantId);
+    const plan = PLANS[state.plan];
+    const counter = { tenantId: ctx.tenantId, periodStart: state.period_start };
+    const ordinal = await countQuery(this.db, { ...counter, cap: plan.hardQueryCap ? state.period_included_queries : null });
+    if (ordinal === undefined) {
+      throw errors.paymentRequired(
+        'quota_exhausted',
+        `The ${state.plan} plan's ${state.period_included_queries} queries for this period are used up.`,
+        { limit: state.period_included_queries, period_end: state.period_end.toISOString() },
+      );
+    }
+    const overage = plan.overagePerQueryMicrocents !== null && ordinal > state.period_included_queries;
+    return {
+      commit: (tokens) =>
+        insertUsageEvent(this.db, {
+          tenantId: ctx.tenantId,
+          subTenantId: ctx.subTenantId,
+          userId: ctx.userId,
+          type: 'query',
+          quantity: 1,
+          costMicrocents: overage ? plan.overagePerQueryMicrocents! : 0,
+          inputTokens: tokens.input,
+          outputTokens: tokens.output,
+        }),
+      release: () => uncountQuery(this.db, counter),
+    };
+  }
+
+  /** Ledger entry for chunks indexed (in the transaction that makes them searchable). */
+  async recordIngestion(tx: Queryable, params: { tenantId: string; subTenantId: string | null; plan: PlanId; chunks: number }): Promise<void> {
+    await insertUsageEvent(tx, {
+      tenantId: params.tenantId,
+      subTenantId: params.subTenantId,
+      type: 'ingestion',
+      quantity: params.chunks,
+      costMicrocents: params.chunks * PLANS[params.plan].ingestionPerChunkMicrocents,
+    });
+  }
+
+  /** GET /v1/usage: exact current figures against the tenant's limits. */
+  async usage(tenantId: string): Promise<UsageView> {
+    const state = await this.billing.current(tenantId);
+    const limits = limitsFor(state.plan, state.limit_overrides);
+    const scope = { tenantId, subTenantId: null };
+    const stored = await storageUsage(this.db, scope);
+    return {
+      chunks: quota(stored.chunks, limits.maxChunks),
+      documents: quota(stored.documents, limits.maxDocuments),
+      storage_bytes: quota(stored.storageBytes, limits.storageBytes),
+      queries_this_period: quota(await queriesInPeriod(this.db, tenantId, null, state.period_start), state.period_included_queries),
+      knowledge_bases: { used: await countKnowledgeBases(this.db, scope), limit: limits.maxKnowledgeBases },
+      query_rate_limit_per_min: limits.queryRateLimitPerMin,
+    };
+  }
+}
