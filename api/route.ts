@@ -17,6 +17,7 @@ export interface ResponseSpec {
 }
 
 type AnyObject = z.ZodType<Record<string, unknown>>;
+type Middleware = (req: Request, res: Response, next: NextFunction) => void | Promise<void>;
 
 export interface RouteSpec<P extends AnyObject = AnyObject, B extends z.ZodType = z.ZodType, Q extends AnyObject = AnyObject> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -39,8 +40,10 @@ export interface RouteSpec<P extends AnyObject = AnyObject, B extends z.ZodType 
   response?: ResponseSpec;
   /** Error statuses this route can answer with, for the OpenAPI document. */
   errors?: number[];
-  /** Route-specific middleware run before validation (body parsers, rate limits). */
-  before?: Array<(req: Request, res: Response, next: NextFunction) => void | Promise<void>>;
+  /** Route-specific middleware run before authentication (cheap refusals such as burst limits). */
+  beforeAuth?: Middleware[];
+  /** Route-specific middleware run after authentication, before validation (per-tenant limits, checks). */
+  before?: Middleware[];
   handler: (input: HandlerInput<z.infer<P>, z.infer<B>, z.infer<Q>>) => Promise<unknown>;
 }
 
@@ -91,8 +94,12 @@ export function mountRoutes(
 ): void {
   for (const spec of routes) {
     const handlers = [
-      async (req: Request, res: Response, next: NextFunction) => {
+      (_req: Request, res: Response, next: NextFunction) => {
         res.locals.routeTemplate = spec.path;
+        next();
+      },
+      ...(spec.beforeAuth ?? []),
+      async (req: Request, res: Response, next: NextFunction) => {
         if (spec.access === 'platform') guards.platform(req);
         else if (spec.access !== 'public') {
           const ctx = await guards.apiKey(req, res);

@@ -60,7 +60,7 @@ export function createServices(
   const keys = new ApiKeyService(db, config.apiKeyPrefix);
   const knowledgeBases = new KnowledgeBaseService(db, adapters.vectorIndex);
   const billing = new BillingService(db, adapters.engine, clock, { enabled: config.billingEnabled });
-  const usage = new UsageService(db, billing);
+  const usage = new UsageService(db, billing, clock);
   const dpa = new DpaService(db, config.dpaCurrentVersion);
   const search = new SearchService(db, adapters.embedder, adapters.vectorIndex);
   return {

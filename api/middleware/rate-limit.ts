@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { RequestContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
@@ -22,11 +23,17 @@ export function perIpLimit(store: RateLimitStore, perSecond: number) {
   };
 }
 
-/** A burst limit per API key on one group of endpoints (runs after authentication). */
+/**
+ * A burst limit per API key on one group of endpoints. It runs before authentication, keyed by a
+ * digest of the presented credential, so a flood is refused without a database lookup (a request
+ * without credentials is left to authentication, which refuses it).
+ */
 export function perKeyLimit(store: RateLimitStore, bucket: string, perSecond: number) {
-  return async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const ctx = res.locals.ctx as RequestContext;
-    const decision = await store.consume(`key:${bucket}:${ctx.principal.id}`, perSecond, 1);
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    const credential = req.get('authorization');
+    if (!credential) return next();
+    const digest = createHash('sha256').update(credential).digest('base64url').slice(0, 22);
+    const decision = await store.consume(`key:${bucket}:${digest}`, perSecond, 1);
     if (!decision.allowed) throw refuse(decision, `requests per second per key on ${bucket}`);
     next();
   };

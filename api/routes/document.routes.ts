@@ -39,7 +39,7 @@ export function documentRoutes(documents: DocumentService, jobs: JobService, rat
       status: 202,
       response: accepted,
       errors: [400, 401, 402, 403, 404, 413, 429],
-      before: [burst],
+      beforeAuth: [burst],
       handler: ({ ctx, body }) => documents.ingest(scopeOf(ctx), body),
     }),
     route({
@@ -53,7 +53,7 @@ export function documentRoutes(documents: DocumentService, jobs: JobService, rat
       status: 202,
       response: accepted,
       errors: [400, 401, 402, 403, 404, 413, 415, 422, 429],
-      before: [burst],
+      beforeAuth: [burst],
       handler: async ({ ctx, req }) => {
         const { fields, file } = await parseMultipart(req, {
           maxRequestBytes: MAX_UPLOAD_REQUEST_BYTES,

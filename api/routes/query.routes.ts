@@ -25,7 +25,8 @@ export function queryRoutes(services: Pick<Services, 'queries' | 'adapters'>): R
       status: 200,
       response: { description: 'Results, best first', schema: queryResponseSchema },
       errors: [400, 401, 402, 403, 404, 422, 429, 503],
-      before: [perKeyLimit(store, 'query', BURST_LIMITS.queryPerKeyPerSecond), perTenantQueryLimit(store)],
+      beforeAuth: [perKeyLimit(store, 'query', BURST_LIMITS.queryPerKeyPerSecond)],
+      before: [perTenantQueryLimit(store)],
       handler: ({ ctx, body, req }) => {
         const userId = req.get('x-user-id');
         if (userId !== undefined && (userId.length === 0 || userId.length > MAX_USER_ID_CHARS)) {

@@ -1,4 +1,5 @@
 import type { BillingService } from '../billing/billing.service.js';
+import type { Clock } from '../clock.js';
 import type { RequestContext } from '../context.js';
 import type { Database, Queryable } from '../db/database.js';
 import { storageUsage } from '../documents/document.repository.js';
@@ -46,6 +47,7 @@ export class UsageService {
   constructor(
     private readonly db: Database,
     private readonly billing: BillingService,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -80,6 +82,7 @@ export class UsageService {
           costMicrocents: overage ? plan.overagePerQueryMicrocents! : 0,
           inputTokens: tokens.input,
           outputTokens: tokens.output,
+          occurredAt: this.clock.now(),
         }),
       release: () => uncountQuery(this.db, counter),
     };
@@ -93,6 +96,7 @@ export class UsageService {
       type: 'ingestion',
       quantity: params.chunks,
       costMicrocents: params.chunks * PLANS[params.plan].ingestionPerChunkMicrocents,
+      occurredAt: this.clock.now(),
     });
   }
 

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import yauzl from 'yauzl';
+import { type TestApp, client, createKey, createTenant, ingest, startTestApp } from '../support/app.js';
+import { TestClock } from '../support/clock.js';
+import { testDatabases } from '../support/databases.js';
+
+/** Reads a ZIP archive into a map of entry name → contents. */
+function unzip(data: Buffer): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(data, { lazyEntries: true }, (err, zip) => {
+      if (err) return reject(err);
+      const files = new Map<string, Buffer>();
+      zip.on('entry', (entry: yauzl.Entry) => {
+        zip.openReadStream(entry, (e, stream) => {
+          if (e) return reject(e);
+          const parts: Buffer[] = [];
+          stream.on('data', (c: Buffer) => parts.push(c));
+          stream.on('end', () => {
+            files.set(entry.fileName, Buffer.concat(parts));
+            zip.readEntry();
+          });
+        });
+      });
+      zip.on('end', () => resolve(files));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+for (const database of testDatabases()) {
+  describe(`account export and deletion [${database.name}]`, () => {
+    let app: TestApp;
+    const clock = new TestClock();
+    before(async () => {
+      app = await startTestApp(await database.get(), { adapters: { clock } });
+    });
+    after(() => app.close());
+
+    async function populated() {
+      const t = await createTenant(app, 'standard');
+      const api = client(app.url, t.key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'Handbook' })).body.id;
+      const doc = await ingest(app, t.key, { knowledge_base_id: kb, title: 'Policy', content: 'Holidays: 25 days a year.', tags: { a: 'b' } });
+      const form = new FormData();
+      form.append('metadata', JSON.stringify({ knowledge_base_id: kb }));
+      form.append('file', new Blob(['original file bytes'], { type: 'text/plain' }), 'notes.txt');
+      const upload = (await api('POST', '/v1/documents/upload', form)).body;
+      await api('POST', '/v1/query', { query: 'holidays' });
+      await api('POST', '/v1/dpa/accept', { version: 1 }, { 'x-accepted-by': 'Jane' });
+      return { ...t, api, kb, documentId: doc.documentId, uploadId: upload.document_id as string };
+    }
+
+    it('exports a summary and a signed link to a complete archive that works without a key', async () => {
+      const t = await populated();
+      const res = await t.api('POST', '/v1/account/export');
+      assert.equal(res.status, 200);
+      assert.deepEqual(Object.keys(res.body).sort(), ['account', 'documents', 'download_url', 'expires_in_seconds', 'knowledge_bases', 'usage_history']);
+      assert.equal(res.body.expires_in_seconds, 86400);
+      assert.equal(res.body.account.id, t.id);
+      assert.deepEqual(res.body.knowledge_bases.map((k: { name: string }) => k.name), ['Handbook']);
+      assert.deepEqual(res.body.documents.map((d: { id: string }) => d.id).sort(), [t.documentId, t.uploadId].sort());
+      assert.ok(res.body.usage_history.some((h: { event_type: string; quantity: number }) => h.event_type === 'query' && h.quantity === 1));
+
+      const url = new URL(res.body.download_url);
+      assert.equal(url.origin, app.url);
+      const download = await fetch(url);
+      assert.equal(download.status, 200);
+      assert.equal(download.headers.get('content-type'), 'application/zip');
+      const files = await unzip(Buffer.from(await download.arrayBuffer()));
+      for (const name of ['account.json', 'api_keys.json', 'knowledge_bases.json', 'jobs.json', 'usage_history.json', 'usage_events.json']) {
+        assert.ok(files.has(name), name);
+      }
+      const doc = JSON.parse(files.get(`documents/${t.documentId}.json`)!.toString());
+      assert.equal(doc.content, 'Holidays: 25 days a year.');
+      assert.equal(files.get(`files/${t.uploadId}/notes.txt`)!.toString(), 'original file bytes');
+      const account = JSON.parse(files.get('account.json')!.toString());
+      assert.equal(account.dpa.acceptances[0].accepted_by, 'Jane');
+      assert.ok(!files.get('api_keys.json')!.toString().includes(t.key));
+    });
+
+    it('refuses a tampered link (403) and an expired one (410)', async () => {
+      const t = await populated();
+      const { download_url } = (await t.api('POST', '/v1/account/export')).body;
+      const tampered = download_url.replace(/signature=(.)/, (_: string, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`);
+      const bad = await client(app.url)('GET', tampered.slice(app.url.length));
+      assert.equal(bad.status, 403);
+      assert.equal(bad.body.error, 'invalid_signature');
+      const later = new URL(download_url);
+      later.searchParams.set('expires', String(Number(later.searchParams.get('expires')) + 3600));
+      assert.equal((await fetch(later)).status, 403, 'the expiry is part of what is signed');
+
+      clock.advance(86_400_000 - 5_000);
+      assert.equal((await fetch(download_url)).status, 200, 'valid until the last second');
+      clock.advance(10_000);
+      const expired = await client(app.url)('GET', download_url.slice(app.url.length));
+      assert.equal(expired.status, 410);
+      assert.equal(expired.body.error, 'export_link_expired');
+    });
+
+    it('requires an admin key to export or delete', async () => {
+      const t = await createTenant(app);
+      const write = client(app.url, await createKey(app, t.key, 'write'));
+      assert.equal((await write('POST', '/v1/account/export')).status, 403);
+      assert.equal((await write('DELETE', '/v1/account', undefined, { 'x-confirm-delete': 'DELETE_MY_ACCOUNT' })).status, 403);
+    });
+
+    it('deletes nothing without the confirmation header', async () => {
+      const t = await createTenant(app);
+      for (const headers of [{}, { 'x-confirm-delete': 'yes' }, { 'x-confirm-delete': 'delete_my_account' }]) {
+        const res = await client(app.url, t.key)('DELETE', '/v1/account', undefined, headers);
+        assert.equal(res.status, 400);
+        assert.equal(res.body.error, 'confirmation_required');
+      }
+      assert.equal((await client(app.url, t.key)('GET', '/v1/knowledge-bases')).status, 200);
+    });
+
+    it('deletes the account and every piece of its data; its keys stop working', async () => {
+      const t = await populated();
+      const other = await populated();
+      const extraKey = await createKey(app, t.key, 'read');
+      const { download_url } = (await t.api('POST', '/v1/account/export')).body;
+      const keyIds: string[] = (await t.api('GET', '/v1/auth/keys')).body.map((k: { id: string }) => k.id);
+      // A job that has not run yet must go too.
+      await app.services.documents.ingest({ tenantId: t.id, subTenantId: null }, { knowledge_base_id: t.kb, title: 'late', content: 'queued' });
+
+      const res = await t.api('DELETE', '/v1/account', undefined, { 'x-confirm-delete': 'DELETE_MY_ACCOUNT' });
+      assert.equal(res.status, 202);
+      assert.deepEqual(res.body, { status: 'deleted' });
+      for (const key of [t.key, extraKey]) assert.equal((await client(app.url, key)('GET', '/v1/knowledge-bases')).status, 401);
+      assert.equal((await fetch(download_url)).status, 404);
+
+      // Every table of the database, every row, as text: nothing mentions the tenant or its keys.
+      const { rows: tables } = await app.db.query<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
+      );
+      assert.ok(tables.length >= 15);
+      for (const { table_name } of tables) {
+        const { rows } = await app.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${table_name}" r WHERE r::text LIKE ANY($1::text[])`,
+          [[t.id, t.documentId, t.uploadId, t.kb, ...keyIds].map((id) => `%${id}%`)],
+        );
+        assert.equal(rows[0]!.n, 0, `${table_name} still holds data of the deleted account`);
+      }
+      // The other tenant is untouched.
+      assert.equal((await other.api('GET', `/v1/documents/${other.documentId}`)).status, 200);
+      assert.equal((await other.api('POST', '/v1/query', { query: 'holidays' })).body.results[0].document_id, other.documentId);
+    });
+  });
+}
