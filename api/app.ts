@@ -15,9 +15,12 @@ import { accountRoutes } from './routes/account.routes.js';
 import { apiKeyRoutes } from './routes/api-key.routes.js';
 import { billingRoutes } from './routes/billing.routes.js';
 import { dpaRoutes } from './routes/dpa.routes.js';
+import { subTenantRoutes } from './routes/sub-tenant.routes.js';
 import { usageRoutes } from './routes/usage.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
-import { internalRoutes } from './routes/internal.routes.js';
+import { internalRoutes, oauthClientInternalRoutes } from './routes/internal.routes.js';
+import { mcpRouter } from './mcp/mcp.router.js';
+import { oauthRouter } from './oauth/oauth.routes.js';
 import { documentRoutes } from './routes/document.routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base.routes.js';
 import { queryRoutes } from './routes/query.routes.js';
@@ -51,17 +54,22 @@ export function createApp(deps: AppDeps): App {
     ...documentRoutes(services.documents, services.jobs, services.adapters.rateLimits),
     ...queryRoutes(services),
     ...usageRoutes(services),
+    ...subTenantRoutes(services),
     ...billingRoutes(services),
     ...dpaRoutes(services),
     ...accountRoutes(services, config.publicBaseUrl),
     ...apiKeyRoutes(services.keys),
     ...internalRoutes(services.tenants),
+    ...oauthClientInternalRoutes(services.oauthClients),
   ];
   const openapi = buildOpenApiDocument(routes, { version: deps.version, serverUrl: config.publicBaseUrl });
 
   app.use(requestId(log));
   app.use(observeRequests(metrics));
   app.use(perIpLimit(services.adapters.rateLimits, BURST_LIMITS.perIpPerSecond));
+  // OAuth and MCP take OAuth credentials, parse their own bodies, and answer in their protocols' error formats.
+  app.use(oauthRouter({ services, log }));
+  app.use(mcpRouter({ services, log, version: deps.version }));
   const jsonTypes = ['application/json', 'application/*+json'];
   // Document content may be 10 MB, which JSON escaping can grow; everything else stays small.
   app.use('/v1/documents', express.json({ limit: '40mb', type: jsonTypes }));

@@ -40,6 +40,8 @@ export interface RouteSpec<P extends AnyObject = AnyObject, B extends z.ZodType 
   response?: ResponseSpec;
   /** Error statuses this route can answer with, for the OpenAPI document. */
   errors?: number[];
+  /** A check on the authenticated caller that comes before the role check (its errors take precedence). */
+  guard?: (ctx: RequestContext) => void;
   /** Route-specific middleware run before authentication (cheap refusals such as burst limits). */
   beforeAuth?: Middleware[];
   /** Route-specific middleware run after authentication, before validation (per-tenant limits, checks). */
@@ -103,6 +105,7 @@ export function mountRoutes(
         if (spec.access === 'platform') guards.platform(req);
         else if (spec.access !== 'public') {
           const ctx = await guards.apiKey(req, res);
+          spec.guard?.(ctx);
           if (spec.access !== 'any' && !roleAtLeast(ctx.principal.role, spec.access)) {
             throw errors.insufficientRole(spec.access);
           }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { EldLanguageDetector } from '../core/adapters/eld.language-detector.js';
+import { JwksTokenVerifier } from '../core/adapters/jwks.token-verifier.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { MemoryRateLimitStore } from '../core/adapters/memory.rate-limit-store.js';
 import { OpenAiEmbedder } from '../core/adapters/openai.embedder.js';
@@ -30,6 +31,7 @@ export type RuntimeConfig = Pick<
   | 'billingEnabled'
   | 'dpaCurrentVersion'
   | 'rateLimitStore'
+  | 'oauth'
 >;
 
 export interface Runtime {
@@ -84,7 +86,12 @@ export async function createRuntime(
     rateLimits:
       overrides.rateLimits ?? (config.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(db) : new MemoryRateLimitStore()),
     clock: overrides.clock,
+    tokenVerifier:
+      overrides.tokenVerifier ??
+      (config.oauth.verifier.kind === 'jwks' ? new JwksTokenVerifier(config.oauth.verifier.jwksUrl, config.oauth.verifier.issuer) : undefined),
   });
+  // A configured signing key that cannot be used stops start-up instead of the first token request.
+  if (config.oauth.signingKeyFile) await services.oauthTokens.jwks();
   engine.register(createJobDefinitions(services));
   return {
     services,

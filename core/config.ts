@@ -56,6 +56,12 @@ const envSchema = z.object({
     .regex(/^[0-9a-fA-F.:/,\s]+$|^(loopback|linklocal|uniquelocal)(,\s*(loopback|linklocal|uniquelocal))*$/, 'a comma-separated list of IPs or CIDRs')
     .optional(),
   RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).optional(),
+  AUTH_URL: urlString.optional(),
+  MCP_URL: urlString.optional(),
+  OAUTH_SIGNING_KEY_FILE: z.string().min(1).optional(),
+  OAUTH_TOKEN_VERIFIER: z.enum(['local', 'jwks']).default('local'),
+  OAUTH_JWKS_URL: urlString.optional(),
+  OAUTH_ISSUER: z.string().min(1).optional(),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -91,6 +97,17 @@ export interface Config {
   trustedProxies: string[];
   /** Where rate-limit counters live: memory (one process) or PostgreSQL (shared by API replicas). */
   rateLimitStore: 'memory' | 'postgres';
+  /**
+   * OAuth for the MCP endpoint: `{auth_url}` and `{mcp_url}` (unset: the URL each request came to),
+   * the key that signs access tokens (unset: generated and kept in the database), and who verifies
+   * tokens (the built-in issuer, or an external one such as Keycloak through its JWKS).
+   */
+  oauth: {
+    authUrl: string | undefined;
+    mcpUrl: string | undefined;
+    signingKeyFile: string | undefined;
+    verifier: { kind: 'local' } | { kind: 'jwks'; jwksUrl: string; issuer: string };
+  };
 }
 
 export class ConfigError extends Error {
@@ -124,6 +141,14 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (e.CHUNK_OVERLAP_CHARS >= e.CHUNK_TARGET_CHARS) fail('CHUNK_OVERLAP_CHARS', 'must be smaller than CHUNK_TARGET_CHARS');
   if (e.CHUNK_MAX_CHARS < e.CHUNK_TARGET_CHARS) fail('CHUNK_MAX_CHARS', 'must be at least CHUNK_TARGET_CHARS');
+  const oauthVerifier: Config['oauth']['verifier'] =
+    e.OAUTH_TOKEN_VERIFIER === 'jwks'
+      ? {
+          kind: 'jwks',
+          jwksUrl: e.OAUTH_JWKS_URL ?? fail('OAUTH_JWKS_URL', 'required when OAUTH_TOKEN_VERIFIER=jwks'),
+          issuer: e.OAUTH_ISSUER ?? fail('OAUTH_ISSUER', 'required when OAUTH_TOKEN_VERIFIER=jwks'),
+        }
+      : { kind: 'local' };
   const database: Config['database'] = e.DATABASE_URL
     ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
     : { kind: 'embedded' };
@@ -157,5 +182,11 @@ export function loadConfig(env: Env = process.env): Config {
     dpaCurrentVersion: e.DPA_CURRENT_VERSION,
     trustedProxies: (e.TRUSTED_PROXIES ?? '').split(',').map((v) => v.trim()).filter(Boolean),
     rateLimitStore: e.RATE_LIMIT_STORE ?? (database.kind === 'postgres' ? 'postgres' : 'memory'),
+    oauth: {
+      authUrl: (e.AUTH_URL ?? e.PUBLIC_BASE_URL)?.replace(/\/+$/, ''),
+      mcpUrl: (e.MCP_URL ?? e.PUBLIC_BASE_URL)?.replace(/\/+$/, ''),
+      signingKeyFile: e.OAUTH_SIGNING_KEY_FILE ? path.resolve(e.OAUTH_SIGNING_KEY_FILE) : undefined,
+      verifier: oauthVerifier,
+    },
   };
 }

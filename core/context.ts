@@ -26,6 +26,17 @@ export interface TenantSnapshot {
   dpaAcceptedVersion: number | null;
   /** The tenant's query rate limit per minute (plan, or support's override). */
   queryRateLimitPerMin: number;
+  /** Queries per minute allowed to one end user (X-User-Id) of the tenant's own keys. */
+  perUserRateLimitPerMin: number;
+}
+
+/** The limits of the sub-tenant a key is scoped to, as authentication loaded them. */
+export interface SubTenantSnapshot {
+  id: string;
+  queryRateLimitPerMin: number | null;
+  perUserRateLimitPerMin: number | null;
+  /** Past this many queries in a period the sub-tenant's queries get 402 quota_exhausted. */
+  includedQueriesPerPeriod: number | null;
 }
 
 export interface RequestContext {
@@ -34,6 +45,7 @@ export interface RequestContext {
   tenantId: string;
   /** Set when the key is scoped to a sub-tenant: the caller sees only that sub-tenant's data. */
   subTenantId: string | null;
+  subTenant: SubTenantSnapshot | null;
   /** End user named by X-User-Id, if any. */
   userId: string | null;
   requestId: string;

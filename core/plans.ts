@@ -130,6 +130,9 @@ export function limitsFor(planId: PlanId, overrides: LimitOverrides = {}): Effec
   };
 }
 
+/** Queries per minute one end user (X-User-Id) may make unless the tenant or sub-tenant sets another limit. */
+export const DEFAULT_PER_USER_RATE_LIMIT_PER_MIN = 60;
+
 /** Spec §8 "Rate limiting": request bursts per API key and per client IP, per second. */
 export const BURST_LIMITS = {
   queryPerKeyPerSecond: 20,

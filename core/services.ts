@@ -19,7 +19,13 @@ import type { VectorIndex } from './ports/vector-index.js';
 import type { WorkflowEngine } from './ports/workflow-engine.js';
 import { QueryService } from './search/query.service.js';
 import { SearchService } from './search/search.service.js';
+import { SubTenantService } from './sub-tenants/sub-tenant.service.js';
 import { TenantService } from './tenants/tenant.service.js';
+import { LocalJwtTokenVerifier } from './adapters/local-jwt.token-verifier.js';
+import { OAuthClientService } from './oauth/oauth-client.service.js';
+import { SigningKeys } from './oauth/signing-keys.js';
+import { TokenService } from './oauth/token.service.js';
+import type { TokenVerifier } from './ports/token-verifier.js';
 
 /** The adapters a deployment chose for each port. */
 export interface Adapters {
@@ -30,6 +36,8 @@ export interface Adapters {
   engine: WorkflowEngine;
   rateLimits: RateLimitStore;
   clock?: Clock;
+  /** Verifies MCP access tokens; default: the built-in issuer's own tokens. */
+  tokenVerifier?: TokenVerifier;
 }
 
 export interface Services {
@@ -48,12 +56,15 @@ export interface Services {
   usage: UsageService;
   dpa: DpaService;
   accounts: AccountService;
+  subTenants: SubTenantService;
+  oauthClients: OAuthClientService;
+  oauthTokens: TokenService;
 }
 
 /** Wires the domain services by hand: the one place that decides what depends on what. */
 export function createServices(
   db: Database,
-  config: Pick<Config, 'apiKeyPrefix' | 'chunking' | 'pdfParseTimeoutMs' | 'billingEnabled' | 'dpaCurrentVersion'>,
+  config: Pick<Config, 'apiKeyPrefix' | 'chunking' | 'pdfParseTimeoutMs' | 'billingEnabled' | 'dpaCurrentVersion' | 'oauth'>,
   adapters: Adapters,
 ): Services {
   const clock = adapters.clock ?? systemClock;
@@ -63,6 +74,7 @@ export function createServices(
   const usage = new UsageService(db, billing, clock);
   const dpa = new DpaService(db, config.dpaCurrentVersion);
   const search = new SearchService(db, adapters.embedder, adapters.vectorIndex);
+  const signingKeys = new SigningKeys(db, { file: config.oauth.signingKeyFile });
   return {
     db,
     adapters,
@@ -73,6 +85,9 @@ export function createServices(
     usage,
     dpa,
     accounts: new AccountService(db, billing, dpa, clock),
+    subTenants: new SubTenantService(db, keys, billing, clock),
+    oauthClients: new OAuthClientService(db, clock, config.apiKeyPrefix),
+    oauthTokens: new TokenService(db, signingKeys, adapters.tokenVerifier ?? new LocalJwtTokenVerifier(signingKeys), clock, config.oauth),
     documents: new DocumentService(db, knowledgeBases, adapters.engine, adapters.pdf, {
       chunking: config.chunking,
       pdfTimeoutMs: config.pdfParseTimeoutMs,

@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import type { RequestContext } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { DPA_HEADER, DPA_HEADER_VALUE, type DpaService } from '../../core/dpa/dpa.service.js';
+import type { AuthenticatedKeyRow } from '../../core/keys/api-key.repository.js';
 import type { ApiKeyService } from '../../core/keys/api-key.service.js';
-import { limitsFor } from '../../core/plans.js';
+import { DEFAULT_PER_USER_RATE_LIMIT_PER_MIN, limitsFor } from '../../core/plans.js';
 
 function bearerToken(req: Request): string {
   const header = req.get('authorization');
@@ -28,21 +29,52 @@ export function apiKeyGuard(keys: ApiKeyService, dpa: DpaService) {
     if (!dpa.isCompliant(key.dpa_accepted_version)) res.setHeader(DPA_HEADER, DPA_HEADER_VALUE);
     const ctx: RequestContext = {
       principal: { kind: 'api_key', id: key.id, role: key.role },
-      tenant: {
-        id: key.tenant_id,
-        plan: key.plan,
-        status: key.status,
-        dpaAcceptedVersion: key.dpa_accepted_version,
-        queryRateLimitPerMin: limitsFor(key.plan, key.limit_overrides).queryRateLimitPerMin,
-      },
-      tenantId: key.tenant_id,
-      subTenantId: key.sub_tenant_id,
+      ...tenantContext(key),
       userId: null,
       requestId: res.locals.requestId as string,
       log,
     };
     res.locals.ctx = ctx;
     return ctx;
+  };
+}
+
+/** The tenant and sub-tenant columns authentication loads with a credential (API key or OAuth token). */
+export type CredentialTenantRow = Pick<
+  AuthenticatedKeyRow,
+  | 'tenant_id'
+  | 'sub_tenant_id'
+  | 'plan'
+  | 'status'
+  | 'dpa_accepted_version'
+  | 'limit_overrides'
+  | 'per_user_rate_limit_per_min'
+  | 'sub_query_rate_limit_per_min'
+  | 'sub_per_user_rate_limit_per_min'
+  | 'sub_included_queries_per_period'
+>;
+
+/** The tenant part of a request context, shared by the API-key guard and the MCP endpoint. */
+export function tenantContext(row: CredentialTenantRow): Pick<RequestContext, 'tenant' | 'subTenant' | 'tenantId' | 'subTenantId'> {
+  return {
+    tenant: {
+      id: row.tenant_id,
+      plan: row.plan,
+      status: row.status,
+      dpaAcceptedVersion: row.dpa_accepted_version,
+      queryRateLimitPerMin: limitsFor(row.plan, row.limit_overrides).queryRateLimitPerMin,
+      perUserRateLimitPerMin: row.per_user_rate_limit_per_min ?? DEFAULT_PER_USER_RATE_LIMIT_PER_MIN,
+    },
+    subTenant: row.sub_tenant_id
+      ? {
+          id: row.sub_tenant_id,
+          queryRateLimitPerMin: row.sub_query_rate_limit_per_min,
+          perUserRateLimitPerMin: row.sub_per_user_rate_limit_per_min,
+          includedQueriesPerPeriod: row.sub_included_queries_per_period === null ? null : Number(row.sub_included_queries_per_period),
+        }
+      : null,
+    tenantId: row.tenant_id,
+    subTenantId: row.sub_tenant_id,
   };
 }
 

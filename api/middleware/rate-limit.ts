@@ -33,10 +33,15 @@ export function perKeyLimit(store: RateLimitStore, bucket: string, perSecond: nu
     const credential = req.get('authorization');
     if (!credential) return next();
     const digest = createHash('sha256').update(credential).digest('base64url').slice(0, 22);
-    const decision = await store.consume(`key:${bucket}:${digest}`, perSecond, 1);
-    if (!decision.allowed) throw refuse(decision, `requests per second per key on ${bucket}`);
+    await checkBurstLimit(store, bucket, digest, perSecond);
     next();
   };
+}
+
+/** One request of a credential (API key digest, or OAuth client) against a per-second burst limit. */
+export async function checkBurstLimit(store: RateLimitStore, bucket: string, credential: string, perSecond: number): Promise<void> {
+  const decision = await store.consume(`key:${bucket}:${credential}`, perSecond, 1);
+  if (!decision.allowed) throw refuse(decision, `requests per second per key on ${bucket}`);
 }
 
 /**
@@ -45,13 +50,51 @@ export function perKeyLimit(store: RateLimitStore, bucket: string, perSecond: nu
  */
 export function perTenantQueryLimit(store: RateLimitStore) {
   return async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const ctx = res.locals.ctx as RequestContext;
-    const limit = ctx.tenant.queryRateLimitPerMin;
-    const decision = await store.consume(`tenant:query:${ctx.tenantId}`, limit, 60);
-    res.setHeader('X-RateLimit-Limit', String(limit));
-    res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
-    res.setHeader('X-RateLimit-Reset', String(decision.resetSeconds));
-    if (!decision.allowed) throw refuse(decision, 'queries per minute for this tenant');
+    await checkTenantQueryLimit(store, res.locals.ctx as RequestContext, (decision) => {
+      res.setHeader('X-RateLimit-Limit', String(decision.limit));
+      res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
+      res.setHeader('X-RateLimit-Reset', String(decision.resetSeconds));
+    });
     next();
   };
+}
+
+/** One query against the tenant's per-minute limit (REST and MCP share it); `seen` gets the decision first. */
+export async function checkTenantQueryLimit(
+  store: RateLimitStore,
+  ctx: RequestContext,
+  seen?: (decision: RateLimitDecision) => void,
+): Promise<void> {
+  const decision = await store.consume(`tenant:query:${ctx.tenantId}`, ctx.tenant.queryRateLimitPerMin, 60);
+  seen?.(decision);
+  if (!decision.allowed) throw refuse(decision, 'queries per minute for this tenant');
+}
+
+/**
+ * The limits of a query's narrower scopes: the sub-tenant's own queries per minute
+ * (`rate_limit_exceeded`), and the end user's (X-User-Id) queries per minute, configured per
+ * tenant and sub-tenant (`per_user_rate_limit_exceeded`).
+ */
+export function subTenantAndUserQueryLimits(store: RateLimitStore) {
+  return async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
+    await checkSubTenantAndUserQueryLimits(store, res.locals.ctx as RequestContext);
+    next();
+  };
+}
+
+/** One query against the sub-tenant's and the end user's per-minute limits (REST and MCP share them). */
+export async function checkSubTenantAndUserQueryLimits(store: RateLimitStore, ctx: RequestContext): Promise<void> {
+  const sub = ctx.subTenant;
+  if (sub?.queryRateLimitPerMin) {
+    const decision = await store.consume(`sub_tenant:query:${sub.id}`, sub.queryRateLimitPerMin, 60);
+    if (!decision.allowed) throw refuse(decision, 'queries per minute for this sub-tenant');
+  }
+  if (ctx.userId) {
+    const limit = sub?.perUserRateLimitPerMin ?? ctx.tenant.perUserRateLimitPerMin;
+    const decision = await store.consume(`user:query:${ctx.tenantId}:${sub?.id ?? '-'}:${ctx.userId}`, limit, 60);
+    if (!decision.allowed) {
+      const err = refuse(decision, 'queries per minute for this end user');
+      throw new AppError(429, 'per_user_rate_limit_exceeded', err.message, err.extra, err.headers);
+    }
+  }
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { OAuthClientService } from '../../core/oauth/oauth-client.service.js';
+import { createInitialAccessTokenSchema, createOAuthClientSchema } from '../../core/oauth/oauth.schema.js';
 import { createTenantSchema, updateTenantSchema } from '../../core/tenants/tenant.schema.js';
 import type { TenantService } from '../../core/tenants/tenant.service.js';
 import { type RouteSpec, route } from '../route.js';
@@ -54,6 +56,59 @@ export function internalRoutes(tenants: TenantService): RouteSpec[] {
       body: z.strictObject({ name: z.string().trim().min(1).max(200).optional() }),
       status: 201,
       handler: ({ params, body }) => tenants.issueAdminKey(params.id, body.name),
+    }),
+  ];
+}
+
+/**
+ * Support's side of OAuth for the MCP endpoint (spec §5): register an application (the secret is
+ * shown once), list and revoke a tenant's applications, and issue a single-use initial access token
+ * with which an application registers itself at /oauth/register (RFC 7591).
+ */
+export function oauthClientInternalRoutes(oauthClients: OAuthClientService): RouteSpec[] {
+  const common = { tag: 'Internal', access: 'platform', internal: true } as const;
+  return [
+    route({
+      ...common,
+      method: 'post',
+      path: '/internal/v1/oauth-clients',
+      operationId: 'internalCreateOAuthClient',
+      summary: 'Register an OAuth application of a tenant (or sub-tenant); the client_secret is shown once',
+      body: createOAuthClientSchema,
+      status: 201,
+      handler: ({ body }) => oauthClients.register(body),
+    }),
+    route({
+      ...common,
+      method: 'get',
+      path: '/internal/v1/tenants/{id}/oauth-clients',
+      operationId: 'internalListOAuthClients',
+      summary: "List a tenant's active OAuth applications",
+      params: tenantParams,
+      status: 200,
+      handler: ({ params }) => oauthClients.list(params.id),
+    }),
+    route({
+      ...common,
+      method: 'delete',
+      path: '/internal/v1/oauth-clients/{client_id}',
+      operationId: 'internalRevokeOAuthClient',
+      summary: 'Revoke an OAuth application and every token it holds, at once',
+      params: z.object({ client_id: uuidParam }),
+      status: 204,
+      handler: async ({ params }) => {
+        await oauthClients.revoke(params.client_id);
+      },
+    }),
+    route({
+      ...common,
+      method: 'post',
+      path: '/internal/v1/oauth-initial-access-tokens',
+      operationId: 'internalCreateInitialAccessToken',
+      summary: 'Issue a single-use initial access token for /oauth/register',
+      body: createInitialAccessTokenSchema,
+      status: 201,
+      handler: ({ body }) => oauthClients.issueInitialAccessToken(body),
     }),
   ];
 }

@@ -3,10 +3,21 @@ import { ValidationError } from '../../core/errors.js';
 import { queryRequestSchema, queryResponseSchema } from '../../core/search/search.schema.js';
 import { BURST_LIMITS } from '../../core/plans.js';
 import type { Services } from '../../core/services.js';
-import { perKeyLimit, perTenantQueryLimit } from '../middleware/rate-limit.js';
+import { MAX_USER_ID_CHARS } from '../../core/sub-tenants/sub-tenant.schema.js';
+import type { RequestContext } from '../../core/context.js';
+import { perKeyLimit, perTenantQueryLimit, subTenantAndUserQueryLimits } from '../middleware/rate-limit.js';
 import { type RouteSpec, route } from '../route.js';
+import type { NextFunction, Request, Response } from 'express';
 
-export const MAX_USER_ID_CHARS = 256;
+/** X-User-Id (1-256 characters) names the end user a query is made for; it joins the context. */
+function attachEndUser(req: Request, res: Response, next: NextFunction): void {
+  const userId = req.get('x-user-id');
+  if (userId !== undefined && (userId.length === 0 || userId.length > MAX_USER_ID_CHARS)) {
+    throw new ValidationError([{ field: 'header.x-user-id', message: `must be 1-${MAX_USER_ID_CHARS} characters` }]);
+  }
+  res.locals.ctx = { ...(res.locals.ctx as RequestContext), userId: userId ?? null };
+  next();
+}
 
 export function queryRoutes(services: Pick<Services, 'queries' | 'adapters'>): RouteSpec[] {
   const store = services.adapters.rateLimits;
@@ -26,14 +37,8 @@ export function queryRoutes(services: Pick<Services, 'queries' | 'adapters'>): R
       response: { description: 'Results, best first', schema: queryResponseSchema },
       errors: [400, 401, 402, 403, 404, 422, 429, 503],
       beforeAuth: [perKeyLimit(store, 'query', BURST_LIMITS.queryPerKeyPerSecond)],
-      before: [perTenantQueryLimit(store)],
-      handler: ({ ctx, body, req }) => {
-        const userId = req.get('x-user-id');
-        if (userId !== undefined && (userId.length === 0 || userId.length > MAX_USER_ID_CHARS)) {
-          throw new ValidationError([{ field: 'header.x-user-id', message: `must be 1-${MAX_USER_ID_CHARS} characters` }]);
-        }
-        return services.queries.run({ ...ctx, userId: userId ?? null }, body);
-      },
+      before: [attachEndUser, perTenantQueryLimit(store), subTenantAndUserQueryLimits(store)],
+      handler: ({ ctx, body }) => services.queries.run(ctx, body),
     }),
   ];
 }

@@ -21,13 +21,13 @@ export function usageRoutes(services: Pick<Services, 'usage'>): RouteSpec[] {
       method: 'get',
       path: '/v1/usage',
       operationId: 'getUsage',
-      summary: 'Current usage against the plan limits',
+      summary: 'Current usage against the plan limits (a sub-tenant key: that sub-tenant against its limits)',
       tag: 'Usage and billing',
       access: 'any',
       status: 200,
       response: { description: 'Usage', schema: usageSchema },
       errors: [401],
-      handler: ({ ctx }) => services.usage.usage(ctx.tenantId),
+      handler: ({ ctx }) => services.usage.usage(ctx),
     }),
   ];
 }

@@ -1,12 +1,13 @@
 import { anonymize } from '../anonymization/anonymizer.js';
-import type { Database } from '../db/database.js';
-import { errors } from '../errors.js';
+import type { Database, Queryable } from '../db/database.js';
+import { AppError, errors } from '../errors.js';
 import { type ChunkingOptions, chunkText } from '../ingestion/chunker.js';
 import type { KnowledgeBaseService } from '../knowledge-bases/knowledge-base.service.js';
 import { limitsFor } from '../plans.js';
 import type { WorkflowEngine } from '../ports/workflow-engine.js';
 import { isUuid } from '../shared/ids.js';
 import type { Scope } from '../shared/scope.js';
+import { subTenantLimits } from '../sub-tenants/sub-tenant-limits.js';
 import { findTenant, lockTenant } from '../tenants/tenant.repository.js';
 import {
   type DocumentRow,
@@ -164,6 +165,10 @@ export class DocumentService {
     const result = await this.db.transaction(async (tx) => {
       const locked = await lockTenant(tx, doc.scope.tenantId);
       if (!locked) throw errors.notFound('tenant');
+      const newBytes = contentBytes + fileBytes;
+      if (kb.sub_tenant_id) {
+        await this.checkSubTenantQuotas(tx, doc.scope.tenantId, kb.sub_tenant_id, { contentBytes, newBytes, chunkCount });
+      }
       const current = limitsFor(locked.plan, locked.limit_overrides);
       const used = await storageUsage(tx, { tenantId: doc.scope.tenantId, subTenantId: null });
       if (used.documents + 1 > current.maxDocuments) {
@@ -172,18 +177,18 @@ export class DocumentService {
           current: used.documents,
         });
       }
-      if (used.storageBytes + contentBytes + fileBytes > current.storageBytes) {
+      if (used.storageBytes + newBytes > current.storageBytes) {
         throw errors.tooLarge('storage_quota_exceeded', 'The storage quota would be exceeded.', {
           limit: current.storageBytes,
           current: used.storageBytes,
         });
       }
       if (used.chunks + chunkCount > current.maxChunks) {
-        throw errors.paymentRequired('chunk_quota_exceeded', `The plan allows ${current.maxChunks} chunks.`, {
-          limit: current.maxChunks,
-          current: used.chunks,
-          requested: chunkCount,
-        });
+        const extra = { limit: current.maxChunks, current: used.chunks, requested: chunkCount };
+        // A sub-tenant's document finds the pool of chunks shared by all sub-tenants exhausted.
+        throw kb.sub_tenant_id
+          ? new AppError(429, 'tenant_pool_quota_exceeded', "The tenant's pool of chunks, shared by its sub-tenants, is exhausted.", extra)
+          : errors.paymentRequired('chunk_quota_exceeded', `The plan allows ${current.maxChunks} chunks.`, extra);
       }
       const inserted = await insertDocument(tx, {
         tenantId: doc.scope.tenantId,
@@ -220,6 +225,45 @@ export class DocumentService {
     });
     this.engine.notify();
     return result;
+  }
+
+  /** A sub-tenant's own limits, checked before the parent's (both must hold). */
+  private async checkSubTenantQuotas(
+    tx: Queryable,
+    tenantId: string,
+    subTenantId: string,
+    doc: { contentBytes: number; newBytes: number; chunkCount: number },
+  ): Promise<void> {
+    const limits = await subTenantLimits(tx, tenantId, subTenantId);
+    if (!limits) throw errors.notFound('sub-tenant');
+    const scope = { scope: 'sub_tenant' };
+    if (limits.max_document_size_bytes !== null && doc.contentBytes > limits.max_document_size_bytes) {
+      throw errors.tooLarge('document_too_large', `The sub-tenant allows documents of ${limits.max_document_size_bytes} bytes.`, {
+        limit: limits.max_document_size_bytes,
+        size: doc.contentBytes,
+        ...scope,
+      });
+    }
+    const used = await storageUsage(tx, { tenantId, subTenantId });
+    if (limits.max_documents !== null && used.documents + 1 > limits.max_documents) {
+      throw errors.forbidden('sub_tenant_document_limit_reached', `The sub-tenant allows ${limits.max_documents} documents.`, {
+        limit: limits.max_documents,
+        current: used.documents,
+      });
+    }
+    if (limits.storage_quota_bytes !== null && used.storageBytes + doc.newBytes > limits.storage_quota_bytes) {
+      throw errors.tooLarge('sub_tenant_storage_quota_exceeded', "The sub-tenant's storage quota would be exceeded.", {
+        current: used.storageBytes,
+        limit: limits.storage_quota_bytes,
+      });
+    }
+    if (limits.max_total_chunks !== null && used.chunks + doc.chunkCount > limits.max_total_chunks) {
+      throw new AppError(429, 'sub_tenant_chunk_quota_exceeded', `The sub-tenant allows ${limits.max_total_chunks} chunks.`, {
+        limit: limits.max_total_chunks,
+        current: used.chunks,
+        requested: doc.chunkCount,
+      });
+    }
   }
 
   async get(scope: Scope, id: string): Promise<DocumentView> {

@@ -24,6 +24,10 @@ export interface AuthenticatedKeyRow {
   status: 'active' | 'suspended';
   dpa_accepted_version: number | null;
   limit_overrides: LimitOverrides;
+  per_user_rate_limit_per_min: number | null;
+  sub_query_rate_limit_per_min: number | null;
+  sub_per_user_rate_limit_per_min: number | null;
+  sub_included_queries_per_period: number | null;
 }
 
 const COLUMNS = 'id, tenant_id, sub_tenant_id, name, role, key_hint, created_at, last_used_at';
@@ -48,15 +52,20 @@ export async function authenticateKeyHash(db: Queryable, keyHash: string): Promi
   const { rows } = await db.query<AuthenticatedKeyRow>(
     `WITH k AS (
        SELECT k.id, k.key_hash, k.tenant_id, k.sub_tenant_id, k.role, k.last_used_at, t.plan, t.status,
-              t.dpa_accepted_version, t.limit_overrides
-       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+              t.dpa_accepted_version, t.limit_overrides, t.per_user_rate_limit_per_min,
+              s.query_rate_limit_per_min AS sub_query_rate_limit_per_min,
+              s.per_user_rate_limit_per_min AS sub_per_user_rate_limit_per_min,
+              s.included_queries_per_period AS sub_included_queries_per_period
+       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id LEFT JOIN sub_tenants s ON s.id = k.sub_tenant_id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL
      ), touched AS (
        UPDATE api_keys SET last_used_at = now()
        WHERE id = (SELECT id FROM k)
          AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')
      )
-     SELECT id, key_hash, tenant_id, sub_tenant_id, role, plan, status, dpa_accepted_version, limit_overrides FROM k`,
+     SELECT id, key_hash, tenant_id, sub_tenant_id, role, plan, status, dpa_accepted_version, limit_overrides,
+            per_user_rate_limit_per_min, sub_query_rate_limit_per_min, sub_per_user_rate_limit_per_min,
+            sub_included_queries_per_period FROM k`,
     [keyHash],
   );
   return rows[0];

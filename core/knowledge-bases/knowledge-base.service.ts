@@ -3,6 +3,7 @@ import { errors } from '../errors.js';
 import { limitsFor } from '../plans.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import { isUuid } from '../shared/ids.js';
+import { subTenantLimits } from '../sub-tenants/sub-tenant-limits.js';
 import type { Scope } from '../shared/scope.js';
 import { lockTenant } from '../tenants/tenant.repository.js';
 import {
@@ -49,6 +50,18 @@ export class KnowledgeBaseService {
             'knowledge_base_limit_reached',
             `The ${tenant.plan} plan allows ${maxKnowledgeBases} knowledge base(s).`,
             { limit: maxKnowledgeBases, current: used },
+          );
+        }
+      }
+      if (scope.subTenantId) {
+        const sub = await subTenantLimits(tx, scope.tenantId, scope.subTenantId);
+        if (!sub) throw errors.notFound('sub-tenant');
+        const used = await countKnowledgeBases(tx, scope);
+        if (sub.max_knowledge_bases !== null && used >= sub.max_knowledge_bases) {
+          throw errors.forbidden(
+            'knowledge_base_limit_reached',
+            `The sub-tenant allows ${sub.max_knowledge_bases} knowledge base(s).`,
+            { limit: sub.max_knowledge_bases, current: used, scope: 'sub_tenant' },
           );
         }
       }

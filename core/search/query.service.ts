@@ -1,4 +1,5 @@
 import type { RequestContext } from '../context.js';
+import { errors } from '../errors.js';
 import { type UsageService, approximateTokens } from '../usage/usage.service.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 import type { SearchService } from './search.service.js';
@@ -16,6 +17,13 @@ export class QueryService {
 
   async run(ctx: RequestContext, request: QueryRequest): Promise<{ results: QueryResultItem[] }> {
     this.search.validate(request);
+    if (request.translate_response) {
+      if (ctx.tenant.plan === 'free') {
+        throw errors.forbidden('free_tier_restriction', 'Response translation is not available on the Free plan.');
+      }
+      // No translation engine is configured on this instance (translation is not built yet).
+      throw errors.unavailable('translation_unavailable', 'Response translation is not available on this instance.');
+    }
     const reservation = await this.usage.reserveQuery(ctx);
     let results: QueryResultItem[];
     try {

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database.js';
 import type { CreateTenantInput, TenantRecord, UpdateTenantInput } from './tenant.schema.js';
 
 const COLUMNS = `id, name, email, plan, status, addons, anonymize_default, translation_config,
-  limit_overrides, created_at, updated_at`;
+  limit_overrides, per_user_rate_limit_per_min, created_at, updated_at`;
 
 export async function insertTenant(db: Queryable, input: CreateTenantInput): Promise<TenantRecord> {
   const { rows } = await db.query<TenantRecord>(

@@ -38,6 +38,7 @@ export const updateTenantSchema = z
     translation_config: translationConfigSchema.optional(),
     limit_overrides: limitOverridesSchema.optional(),
     billing_details: billingDetailsSchema.nullable().optional(),
+    per_user_rate_limit_per_min: z.number().int().min(1).nullable().optional(),
   })
   .refine((v) => Object.keys(v).length > 0, { message: 'at least one field is required' });
 export type UpdateTenantInput = z.infer<typeof updateTenantSchema>;
@@ -52,6 +53,7 @@ export interface TenantRecord {
   anonymize_default: boolean;
   translation_config: z.infer<typeof translationConfigSchema>;
   limit_overrides: z.infer<typeof limitOverridesSchema>;
+  per_user_rate_limit_per_min: number | null;
   created_at: Date;
   updated_at: Date;
 }

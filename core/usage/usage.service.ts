@@ -6,6 +6,8 @@ import { storageUsage } from '../documents/document.repository.js';
 import { errors } from '../errors.js';
 import { countKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
 import { PLANS, type PlanId, limitsFor } from '../plans.js';
+import { subTenantLimits } from '../sub-tenants/sub-tenant-limits.js';
+import { recordActiveUser } from '../sub-tenants/sub-tenant.repository.js';
 import { countQuery, insertUsageEvent, queriesInPeriod, uncountQuery } from './usage.repository.js';
 
 export interface Quota {
@@ -62,8 +64,19 @@ export class UsageService {
     const state = await this.billing.current(ctx.tenantId);
     const plan = PLANS[state.plan];
     const counter = { tenantId: ctx.tenantId, periodStart: state.period_start };
+    const sub = ctx.subTenant;
+    const subCounter = sub && { ...counter, subTenantId: sub.id };
+    // A sub-tenant's included queries are a hard budget the parent sets for it.
+    if (subCounter && (await countQuery(this.db, { ...subCounter, cap: sub.includedQueriesPerPeriod })) === undefined) {
+      throw errors.paymentRequired('quota_exhausted', `The sub-tenant's ${sub.includedQueriesPerPeriod} queries for this period are used up.`, {
+        limit: sub.includedQueriesPerPeriod,
+        period_end: state.period_end.toISOString(),
+        scope: 'sub_tenant',
+      });
+    }
     const ordinal = await countQuery(this.db, { ...counter, cap: plan.hardQueryCap ? state.period_included_queries : null });
     if (ordinal === undefined) {
+      if (subCounter) await uncountQuery(this.db, subCounter);
       throw errors.paymentRequired(
         'quota_exhausted',
         `The ${state.plan} plan's ${state.period_included_queries} queries for this period are used up.`,
@@ -72,8 +85,11 @@ export class UsageService {
     }
     const overage = plan.overagePerQueryMicrocents !== null && ordinal > state.period_included_queries;
     return {
-      commit: (tokens) =>
-        insertUsageEvent(this.db, {
+      commit: async (tokens) => {
+        if (ctx.userId) {
+          await recordActiveUser(this.db, { tenantId: ctx.tenantId, subTenantId: ctx.subTenantId, userId: ctx.userId, at: this.clock.now() });
+        }
+        await insertUsageEvent(this.db, {
           tenantId: ctx.tenantId,
           subTenantId: ctx.subTenantId,
           userId: ctx.userId,
@@ -83,8 +99,12 @@ export class UsageService {
           inputTokens: tokens.input,
           outputTokens: tokens.output,
           occurredAt: this.clock.now(),
-        }),
-      release: () => uncountQuery(this.db, counter),
+        });
+      },
+      release: async () => {
+        await uncountQuery(this.db, counter);
+        if (subCounter) await uncountQuery(this.db, subCounter);
+      },
     };
   }
 
@@ -100,19 +120,28 @@ export class UsageService {
     });
   }
 
-  /** GET /v1/usage: exact current figures against the tenant's limits. */
-  async usage(tenantId: string): Promise<UsageView> {
+  /**
+   * GET /v1/usage: exact current figures. For a tenant-level key, the whole tenant against its
+   * plan's limits; for a sub-tenant's key, that sub-tenant against its own limits where it has
+   * them and the parent's otherwise.
+   */
+  async usage(ctx: Pick<RequestContext, 'tenantId' | 'subTenantId'>): Promise<UsageView> {
+    const { tenantId, subTenantId } = ctx;
     const state = await this.billing.current(tenantId);
     const limits = limitsFor(state.plan, state.limit_overrides);
-    const scope = { tenantId, subTenantId: null };
+    const sub = subTenantId ? await subTenantLimits(this.db, tenantId, subTenantId) : undefined;
+    const scope = { tenantId, subTenantId };
     const stored = await storageUsage(this.db, scope);
     return {
-      chunks: quota(stored.chunks, limits.maxChunks),
-      documents: quota(stored.documents, limits.maxDocuments),
-      storage_bytes: quota(stored.storageBytes, limits.storageBytes),
-      queries_this_period: quota(await queriesInPeriod(this.db, tenantId, null, state.period_start), state.period_included_queries),
-      knowledge_bases: { used: await countKnowledgeBases(this.db, scope), limit: limits.maxKnowledgeBases },
-      query_rate_limit_per_min: limits.queryRateLimitPerMin,
+      chunks: quota(stored.chunks, sub?.max_total_chunks ?? limits.maxChunks),
+      documents: quota(stored.documents, sub?.max_documents ?? limits.maxDocuments),
+      storage_bytes: quota(stored.storageBytes, sub?.storage_quota_bytes ?? limits.storageBytes),
+      queries_this_period: quota(
+        await queriesInPeriod(this.db, tenantId, subTenantId, state.period_start),
+        sub?.included_queries_per_period ?? state.period_included_queries,
+      ),
+      knowledge_bases: { used: await countKnowledgeBases(this.db, scope), limit: sub?.max_knowledge_bases ?? limits.maxKnowledgeBases },
+      query_rate_limit_per_min: sub?.query_rate_limit_per_min ?? limits.queryRateLimitPerMin,
     };
   }
 }

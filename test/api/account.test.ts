@@ -107,7 +107,8 @@ for (const database of testDatabases()) {
 
     it('deletes nothing without the confirmation header', async () => {
       const t = await createTenant(app);
-      for (const headers of [{}, { 'x-confirm-delete': 'yes' }, { 'x-confirm-delete': 'delete_my_account' }]) {
+      const attempts: Array<Record<string, string>> = [{}, { 'x-confirm-delete': 'yes' }, { 'x-confirm-delete': 'delete_my_account' }];
+      for (const headers of attempts) {
         const res = await client(app.url, t.key)('DELETE', '/v1/account', undefined, headers);
         assert.equal(res.status, 400);
         assert.equal(res.body.error, 'confirmation_required');

@@ -1,0 +1,198 @@
+import { z } from 'zod';
+import { apiKeySchema } from '../../core/keys/api-key.schema.js';
+import type { Services } from '../../core/services.js';
+import {
+  MAX_USER_ID_CHARS,
+  createSubTenantKeySchema,
+  createSubTenantSchema,
+  subTenantSchema,
+  subTenantUsageSchema,
+  updateSubTenantSchema,
+  userPreferencesSchema,
+} from '../../core/sub-tenants/sub-tenant.schema.js';
+import { type RouteSpec, route } from '../route.js';
+import { uuidParam } from '../schemas.js';
+
+const idParams = z.object({ id: uuidParam });
+
+export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSpec[] {
+  const { subTenants } = services;
+  // Enterprise plan and a tenant-level key first (their 403s take precedence), then the admin role.
+  const common = {
+    tag: 'Sub-tenants',
+    access: 'admin',
+    guard: (ctx: Parameters<typeof subTenants.assertManager>[0]) => subTenants.assertManager(ctx),
+  } as const;
+  const errors = [401, 403, 404];
+  return [
+    route({
+      ...common,
+      method: 'post',
+      path: '/v1/sub-tenants',
+      operationId: 'createSubTenant',
+      summary: 'Create a sub-tenant (200 with the existing one when external_id is taken)',
+      body: createSubTenantSchema,
+      status: 201,
+      response: { description: 'Created (or, with status 200, the existing record of that external_id)', schema: subTenantSchema },
+      errors: [401, 403, 422],
+      handler: async ({ ctx, body, res }) => {
+        const { created, subTenant } = await subTenants.create(ctx.tenantId, body);
+        res.status(created ? 201 : 200).json(subTenant);
+      },
+    }),
+    route({
+      ...common,
+      method: 'get',
+      path: '/v1/sub-tenants',
+      operationId: 'listSubTenants',
+      summary: 'List sub-tenants',
+      status: 200,
+      response: { description: 'Sub-tenants, oldest first', schema: z.array(subTenantSchema) },
+      errors: [401, 403],
+      handler: ({ ctx }) => subTenants.list(ctx.tenantId),
+    }),
+    route({
+      ...common,
+      method: 'get',
+      path: '/v1/sub-tenants/{id}',
+      operationId: 'getSubTenant',
+      summary: 'Get a sub-tenant',
+      params: idParams,
+      status: 200,
+      response: { description: 'The sub-tenant', schema: subTenantSchema },
+      errors,
+      handler: ({ ctx, params }) => subTenants.view(ctx.tenantId, params.id),
+    }),
+    route({
+      ...common,
+      method: 'patch',
+      path: '/v1/sub-tenants/{id}',
+      operationId: 'updateSubTenant',
+      summary: 'Rename a sub-tenant or change its limits (null clears a limit)',
+      params: idParams,
+      body: updateSubTenantSchema,
+      status: 200,
+      response: { description: 'The updated sub-tenant', schema: subTenantSchema },
+      errors: [...errors, 422],
+      handler: ({ ctx, params, body }) => subTenants.update(ctx.tenantId, params.id, body),
+    }),
+    route({
+      ...common,
+      method: 'delete',
+      path: '/v1/sub-tenants/{id}',
+      operationId: 'deleteSubTenant',
+      summary: 'Delete a sub-tenant with all its data (frees the parent’s quotas)',
+      params: idParams,
+      status: 204,
+      errors,
+      handler: ({ ctx, params }) => subTenants.delete(ctx.tenantId, params.id),
+    }),
+    route({
+      ...common,
+      method: 'post',
+      path: '/v1/sub-tenants/{id}/api-keys',
+      operationId: 'createSubTenantKey',
+      summary: 'Create a key that sees only this sub-tenant',
+      params: idParams,
+      body: createSubTenantKeySchema,
+      status: 201,
+      response: {
+        description: 'Created; the key is shown only here',
+        schema: z.object({ key: z.string(), id: z.uuid(), role: z.enum(['read', 'write']), sub_tenant_id: z.uuid() }),
+      },
+      errors: [...errors, 422],
+      handler: ({ ctx, params, body }) => subTenants.createKey(ctx.tenantId, params.id, body),
+    }),
+    route({
+      ...common,
+      method: 'get',
+      path: '/v1/sub-tenants/{id}/api-keys',
+      operationId: 'listSubTenantKeys',
+      summary: 'List the active keys of a sub-tenant',
+      params: idParams,
+      status: 200,
+      response: { description: 'Keys (never the keys themselves)', schema: z.array(apiKeySchema) },
+      errors,
+      handler: ({ ctx, params }) => subTenants.listKeys(ctx.tenantId, params.id),
+    }),
+    route({
+      ...common,
+      method: 'delete',
+      path: '/v1/sub-tenants/{id}/api-keys/{key_id}',
+      operationId: 'revokeSubTenantKey',
+      summary: 'Revoke a key of a sub-tenant',
+      params: z.object({ id: uuidParam, key_id: uuidParam }),
+      status: 204,
+      errors,
+      handler: ({ ctx, params }) => subTenants.revokeKey(ctx.tenantId, params.id, params.key_id),
+    }),
+    route({
+      ...common,
+      method: 'get',
+      path: '/v1/sub-tenants/{id}/usage',
+      operationId: 'getSubTenantUsage',
+      summary: 'Usage of a sub-tenant against its own limits',
+      params: idParams,
+      status: 200,
+      response: { description: 'Usage (limit null: only the parent’s applies)', schema: subTenantUsageSchema },
+      errors,
+      handler: ({ ctx, params }) => subTenants.usage(ctx.tenantId, params.id),
+    }),
+    route({
+      ...common,
+      method: 'get',
+      path: '/v1/usage/breakdown',
+      operationId: 'getUsageBreakdown',
+      summary: 'Usage per sub-tenant, and the tenant’s total chunks',
+      status: 200,
+      response: {
+        description: 'Breakdown',
+        schema: z.object({
+          sub_tenants: z.array(
+            z.object({
+              sub_tenant_id: z.uuid(),
+              name: z.string(),
+              chunks: z.number().int(),
+              queries_this_period: z.number().int(),
+              active_users: z.number().int(),
+            }),
+          ),
+          total_chunks: z.number().int().meta({ description: 'All chunks of the tenant, its own included.' }),
+        }),
+      },
+      errors: [401, 403],
+      handler: ({ ctx }) => subTenants.breakdown(ctx.tenantId),
+    }),
+    route({
+      ...common,
+      method: 'get',
+      path: '/v1/usage/users',
+      operationId: 'getActiveUsers',
+      summary: 'Active end users of the current month (UTC) per sub-tenant',
+      status: 200,
+      response: {
+        description: 'One entry per sub-tenant',
+        schema: z.array(z.object({ sub_tenant_id: z.uuid(), name: z.string(), active_users: z.number().int() })),
+      },
+      errors: [401, 403],
+      handler: ({ ctx }) => subTenants.activeUsers(ctx.tenantId),
+    }),
+    route({
+      method: 'patch',
+      path: '/v1/sub-tenants/{id}/users/{user_id}/preferences',
+      operationId: 'setUserPreferences',
+      summary: 'Store an end user’s translation preferences (Enterprise only)',
+      tag: 'Sub-tenants',
+      access: 'admin',
+      params: z.object({ id: uuidParam, user_id: z.string().min(1).max(MAX_USER_ID_CHARS) }),
+      body: userPreferencesSchema,
+      status: 200,
+      response: {
+        description: 'The stored preferences',
+        schema: z.object({ sub_tenant_id: z.uuid(), user_id: z.string(), translation_config: userPreferencesSchema.shape.translation_config }),
+      },
+      errors: [...errors, 422],
+      handler: ({ ctx, params, body }) => subTenants.setUserPreferences(ctx, params.id, params.user_id, body.translation_config),
+    }),
+  ];
+}

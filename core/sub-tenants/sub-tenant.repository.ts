@@ -1,0 +1,126 @@
+import type { Queryable } from '../db/database.js';
+import { WHOLE_TENANT } from '../usage/usage.repository.js';
+import { type CreateSubTenantInput, LIMIT_FIELDS, type UpdateSubTenantInput } from './sub-tenant.schema.js';
+
+export interface SubTenantRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  external_id: string | null;
+  max_total_chunks: number | null;
+  max_knowledge_bases: number | null;
+  max_documents: number | null;
+  max_document_size_bytes: number | null;
+  query_rate_limit_per_min: number | null;
+  included_queries_per_period: number | null;
+  storage_quota_bytes: number | null;
+  per_user_rate_limit_per_min: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, tenant_id, name, external_id, ${LIMIT_FIELDS.join(', ')}, created_at, updated_at`;
+
+function normalise(row: SubTenantRow): SubTenantRow {
+  const out = { ...row } as Record<string, unknown>;
+  for (const f of LIMIT_FIELDS) out[f] = row[f] === null ? null : Number(row[f]);
+  return out as unknown as SubTenantRow;
+}
+
+/**
+ * Inserts a sub-tenant; with an `external_id` that the tenant already uses, inserts nothing and
+ * returns undefined (the unique constraint decides, so concurrent creates cannot both insert).
+ */
+export async function insertSubTenant(db: Queryable, tenantId: string, input: CreateSubTenantInput): Promise<SubTenantRow | undefined> {
+  const values = LIMIT_FIELDS.map((f) => input[f] ?? null);
+  const { rows } = await db.query<SubTenantRow>(
+    `INSERT INTO sub_tenants (tenant_id, name, external_id, ${LIMIT_FIELDS.join(', ')})
+     VALUES ($1, $2, $3, ${LIMIT_FIELDS.map((_, i) => `$${i + 4}`).join(', ')})
+     ON CONFLICT (tenant_id, external_id) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [tenantId, input.name, input.external_id ?? null, ...values],
+  );
+  return rows[0] && normalise(rows[0]);
+}
+
+export async function findSubTenant(db: Queryable, tenantId: string, id: string): Promise<SubTenantRow | undefined> {
+  const { rows } = await db.query<SubTenantRow>(`SELECT ${COLUMNS} FROM sub_tenants WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  return rows[0] && normalise(rows[0]);
+}
+
+export async function findSubTenantByExternalId(db: Queryable, tenantId: string, externalId: string): Promise<SubTenantRow | undefined> {
+  const { rows } = await db.query<SubTenantRow>(`SELECT ${COLUMNS} FROM sub_tenants WHERE tenant_id = $1 AND external_id = $2`, [
+    tenantId,
+    externalId,
+  ]);
+  return rows[0] && normalise(rows[0]);
+}
+
+export async function listSubTenants(db: Queryable, tenantId: string): Promise<SubTenantRow[]> {
+  const { rows } = await db.query<SubTenantRow>(`SELECT ${COLUMNS} FROM sub_tenants WHERE tenant_id = $1 ORDER BY created_at, id`, [tenantId]);
+  return rows.map(normalise);
+}
+
+export async function updateSubTenant(db: Queryable, tenantId: string, id: string, patch: UpdateSubTenantInput): Promise<SubTenantRow | undefined> {
+  const sets: string[] = [];
+  const params: unknown[] = [tenantId, id];
+  for (const field of ['name', ...LIMIT_FIELDS] as const) {
+    if (patch[field] === undefined) continue;
+    params.push(patch[field]);
+    sets.push(`${field} = $${params.length}`);
+  }
+  const { rows } = await db.query<SubTenantRow>(
+    `UPDATE sub_tenants SET ${sets.join(', ')}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+    params as never,
+  );
+  return rows[0] && normalise(rows[0]);
+}
+
+/** Deletes a sub-tenant; its keys, knowledge bases, documents, files, chunks and jobs cascade. */
+export async function deleteSubTenant(db: Queryable, tenantId: string, id: string): Promise<boolean> {
+  await db.query('DELETE FROM query_counters WHERE tenant_id = $1 AND sub_tenant_id = $2', [tenantId, id]);
+  await db.query('DELETE FROM active_users WHERE tenant_id = $1 AND sub_tenant_id = $2', [tenantId, id]);
+  await db.query('DELETE FROM rate_limits WHERE key LIKE $1', [`%${id}%`]);
+  const { rowCount } = await db.query('DELETE FROM sub_tenants WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+  return rowCount > 0;
+}
+
+/** First day (UTC) of the month of `at`, the key of monthly active users. */
+export function monthOf(at: Date): string {
+  return `${at.toISOString().slice(0, 7)}-01`;
+}
+
+export async function recordActiveUser(db: Queryable, p: { tenantId: string; subTenantId: string | null; userId: string; at: Date }): Promise<void> {
+  await db.query(
+    `INSERT INTO active_users (tenant_id, sub_tenant_id, month, user_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+    [p.tenantId, p.subTenantId ?? WHOLE_TENANT, monthOf(p.at), p.userId],
+  );
+}
+
+/** Active users this month per sub-tenant of a tenant (sub-tenants without any are absent). */
+export async function activeUsersBySubTenant(db: Queryable, tenantId: string, at: Date): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ sub_tenant_id: string; n: number }>(
+    `SELECT sub_tenant_id, count(*)::int AS n FROM active_users WHERE tenant_id = $1 AND month = $2 GROUP BY sub_tenant_id`,
+    [tenantId, monthOf(at)],
+  );
+  return new Map(rows.map((r) => [r.sub_tenant_id, r.n]));
+}
+
+/** Stored figures of every sub-tenant of a tenant, in one query. */
+export async function subTenantFigures(
+  db: Queryable,
+  tenantId: string,
+): Promise<Map<string, { chunks: number; documents: number; storageBytes: number; knowledgeBases: number }>> {
+  const { rows } = await db.query<{ id: string; chunks: number; documents: number; storage: number; kbs: number }>(
+    `SELECT s.id,
+            COALESCE((SELECT sum(d.chunk_count) FROM documents d WHERE d.tenant_id = s.tenant_id AND d.sub_tenant_id = s.id), 0)::bigint AS chunks,
+            (SELECT count(*) FROM documents d WHERE d.tenant_id = s.tenant_id AND d.sub_tenant_id = s.id)::int AS documents,
+            COALESCE((SELECT sum(d.content_bytes + d.file_bytes) FROM documents d WHERE d.tenant_id = s.tenant_id AND d.sub_tenant_id = s.id), 0)::bigint AS storage,
+            (SELECT count(*) FROM knowledge_bases k WHERE k.tenant_id = s.tenant_id AND k.sub_tenant_id = s.id)::int AS kbs
+     FROM sub_tenants s WHERE s.tenant_id = $1`,
+    [tenantId],
+  );
+  return new Map(
+    rows.map((r) => [r.id, { chunks: Number(r.chunks), documents: r.documents, storageBytes: Number(r.storage), knowledgeBases: r.kbs }]),
+  );
+}
