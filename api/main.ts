@@ -88,6 +88,8 @@ async function main(): Promise<void> {
       })();
     });
     server.closeIdleConnections();
+    // Long-lived streams (MCP over SSE) never go idle: they get a short grace period, then close.
+    setTimeout(() => server.closeAllConnections(), 2_000).unref();
     setTimeout(() => process.exit(1), 10_000).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -43,7 +43,7 @@ export class FailedAttemptLimiter {
   /** Charges a failed attempt the rest of its cost. */
   async fail(ip: string, clientId: string | undefined): Promise<void> {
     for (const [key, limit] of this.keys(ip, clientId)) {
-      for (let i = 1; i < FAILURE_COST; i++) await this.store.consume(key, limit, WINDOW_SECONDS);
+      await this.store.consume(key, limit, WINDOW_SECONDS, FAILURE_COST - 1);
     }
   }
 }

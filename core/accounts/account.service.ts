@@ -10,7 +10,15 @@ import { presentDocument } from '../documents/document.service.js';
 import type { DpaService } from '../dpa/dpa.service.js';
 import { AppError, errors } from '../errors.js';
 import { presentJob } from '../jobs/job.service.js';
-import type { JobRow } from '../jobs/job.repository.js';
+import { ensureInstanceSecret } from '../platform/instance-secret.repository.js';
+import {
+  deleteTenant,
+  documentIdsOfTenant,
+  exportTenant,
+  insertExport,
+  publicJobsOfTenant,
+  usageEventsOfTenant,
+} from './account.repository.js';
 import { listApiKeys } from '../keys/api-key.repository.js';
 import { presentApiKey } from '../keys/api-key.service.js';
 import { listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
@@ -34,13 +42,8 @@ export class AccountService {
     private readonly clock: Clock,
   ) {}
 
-  private async signingSecret(): Promise<Buffer> {
-    await this.db.query('INSERT INTO instance_secrets (name, secret) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
-      SIGNING_SECRET,
-      randomBytes(32),
-    ]);
-    const { rows } = await this.db.query<{ secret: Uint8Array }>('SELECT secret FROM instance_secrets WHERE name = $1', [SIGNING_SECRET]);
-    return Buffer.from(rows[0]!.secret);
+  private signingSecret(): Promise<Buffer> {
+    return ensureInstanceSecret(this.db, SIGNING_SECRET, randomBytes(32));
   }
 
   private async sign(id: string, expires: number): Promise<string> {
@@ -48,10 +51,9 @@ export class AccountService {
   }
 
   private async documents(tenantId: string): Promise<DocumentRow[]> {
-    const { rows } = await this.db.query<{ id: string }>('SELECT id FROM documents WHERE tenant_id = $1 ORDER BY created_at, id', [tenantId]);
     const scope = { tenantId, subTenantId: null };
     const docs: DocumentRow[] = [];
-    for (const { id } of rows) {
+    for (const id of await documentIdsOfTenant(this.db, tenantId)) {
       const doc = await findDocument(this.db, scope, id);
       if (doc) docs.push(doc);
     }
@@ -71,11 +73,7 @@ export class AccountService {
   /** POST /v1/account/export: a summary now, and a signed link to the complete archive. */
   async export(ctx: RequestContext, baseUrl: string) {
     const expiresAt = new Date(this.clock.now().getTime() + EXPORT_LINK_SECONDS * 1000);
-    const { rows } = await this.db.query<{ id: string }>('INSERT INTO account_exports (tenant_id, expires_at) VALUES ($1, $2) RETURNING id', [
-      ctx.tenantId,
-      expiresAt,
-    ]);
-    const id = rows[0]!.id;
+    const id = await insertExport(this.db, ctx.tenantId, expiresAt);
     const expires = Math.floor(expiresAt.getTime() / 1000);
     const signature = await this.sign(id, expires);
     const scope = { tenantId: ctx.tenantId, subTenantId: null };
@@ -105,8 +103,7 @@ export class AccountService {
     if (this.clock.now().getTime() > expires * 1000) {
       throw new AppError(410, 'export_link_expired', 'The download link has expired; request a new export.');
     }
-    const { rows } = await this.db.query<{ tenant_id: string }>('SELECT tenant_id FROM account_exports WHERE id = $1', [id]);
-    const tenantId = rows[0]?.tenant_id;
+    const tenantId = await exportTenant(this.db, id);
     if (!tenantId) throw errors.notFound('export');
     const zip = new yazl.ZipFile();
     const stream = zip.outputStream as unknown as Readable;
@@ -127,20 +124,9 @@ export class AccountService {
       const file = await findDocumentFile(this.db, scope, doc.id);
       if (file) zip.addBuffer(file.data, `files/${doc.id}/${(file.file_name ?? 'original').replace(/[/\\]/g, '_')}`);
     }
-    const jobs = await this.db.query<JobRow>(
-      `SELECT id, tenant_id, sub_tenant_id, document_id, knowledge_base_id, job_type, status, payload, error, total_chunks,
-              processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, completed_at
-       FROM jobs WHERE tenant_id = $1 AND job_type IN ('ingestion', 'transcription', 'report_generation') ORDER BY created_at`,
-      [tenantId],
-    );
-    zip.addBuffer(json(jobs.rows.map(presentJob)), 'jobs.json');
+    zip.addBuffer(json((await publicJobsOfTenant(this.db, tenantId)).map(presentJob)), 'jobs.json');
     zip.addBuffer(json(await monthlyHistory(this.db, tenantId)), 'usage_history.json');
-    const events = await this.db.query(
-      `SELECT event_type, quantity, cost_microcents, input_tokens, output_tokens, sub_tenant_id, user_id, occurred_at
-       FROM usage_events WHERE tenant_id = $1 ORDER BY occurred_at`,
-      [tenantId],
-    );
-    zip.addBuffer(json(events.rows), 'usage_events.json');
+    zip.addBuffer(json(await usageEventsOfTenant(this.db, tenantId)), 'usage_events.json');
     zip.end();
   }
 
@@ -154,12 +140,7 @@ export class AccountService {
     if (confirmation !== DELETE_CONFIRMATION) {
       throw errors.badRequest('confirmation_required', `Send the header X-Confirm-Delete: ${DELETE_CONFIRMATION} to delete the account.`);
     }
-    await this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ id: string }>('SELECT id FROM api_keys WHERE tenant_id = $1', [ctx.tenantId]);
-      const patterns = [ctx.tenantId, ...rows.map((r) => r.id)].map((id) => `%${id}%`);
-      await tx.query('DELETE FROM rate_limits WHERE key LIKE ANY($1::text[])', [patterns]);
-      await tx.query('DELETE FROM tenants WHERE id = $1', [ctx.tenantId]);
-    });
+    await this.db.transaction((tx) => deleteTenant(tx, ctx.tenantId));
     return { status: 'deleted' };
   }
 }

@@ -6,7 +6,7 @@ import { LimiterCache } from './rate-limiter-flexible.js';
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly cache = new LimiterCache((points, duration, keyPrefix) => new RateLimiterMemory({ points, duration, keyPrefix }));
 
-  consume(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
-    return this.cache.consume(key, limit, windowSeconds);
+  consume(key: string, limit: number, windowSeconds: number, points = 1): Promise<RateLimitDecision> {
+    return this.cache.consume(key, limit, windowSeconds, points);
   }
 }

@@ -34,12 +34,12 @@ export class PostgresRateLimitStore implements RateLimitStore {
     );
   }
 
-  consume(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+  consume(key: string, limit: number, windowSeconds: number, points = 1): Promise<RateLimitDecision> {
     if (Date.now() - this.lastCleanup > CLEANUP_INTERVAL_MS) {
       this.lastCleanup = Date.now();
       // Best effort: a failed cleanup is retried at the next interval.
       this.db.query('DELETE FROM rate_limits WHERE expire < $1', [Date.now()]).catch(() => undefined);
     }
-    return this.cache.consume(key, limit, windowSeconds);
+    return this.cache.consume(key, limit, windowSeconds, points);
   }
 }

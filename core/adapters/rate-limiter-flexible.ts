@@ -1,28 +1,34 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitDecision } from '../ports/rate-limit-store.js';
 
+/** The counters' own ceiling (the PostgreSQL store keeps points in an integer column). */
+const COUNTER_CEILING = 2_147_483_647;
+
 /**
- * Shared by the memory and PostgreSQL stores: one rate-limiter-flexible limiter per (limit, window)
- * pair, created on first use (plans give tenants different limits), and its answer as a decision.
+ * Shared by the memory and PostgreSQL stores: one rate-limiter-flexible limiter per window length,
+ * used as a plain fixed-window counter; the limit is compared here, so tenants with different
+ * limits (and a limit that support changes) share one count per key and window.
  */
 export class LimiterCache {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly limiters = new Map<number, RateLimiterAbstract>();
 
   constructor(private readonly create: (points: number, duration: number, keyPrefix: string) => RateLimiterAbstract) {}
 
-  async consume(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
-    const id = `${limit}/${windowSeconds}`;
-    let limiter = this.limiters.get(id);
+  async consume(key: string, limit: number, windowSeconds: number, points = 1): Promise<RateLimitDecision> {
+    let limiter = this.limiters.get(windowSeconds);
     if (!limiter) {
-      limiter = this.create(limit, windowSeconds, `rl:${id}`);
-      this.limiters.set(id, limiter);
+      limiter = this.create(COUNTER_CEILING, windowSeconds, `rl:${windowSeconds}s`);
+      this.limiters.set(windowSeconds, limiter);
     }
+    let res: RateLimiterRes;
     try {
-      const res = await limiter.consume(key, 1);
-      return { allowed: true, limit, remaining: res.remainingPoints, resetSeconds: Math.ceil(res.msBeforeNext / 1000) };
+      res = await limiter.consume(key, points);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      return { allowed: false, limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+      res = rejection;
     }
+    const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    const allowed = res.consumedPoints <= limit;
+    return { allowed, limit, remaining: Math.max(0, limit - res.consumedPoints), resetSeconds };
   }
 }

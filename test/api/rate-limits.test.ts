@@ -51,6 +51,17 @@ for (const database of testDatabases()) {
       assert.equal((await api('POST', '/v1/query', { query: 'x' })).headers.get('x-ratelimit-limit'), '3');
     });
 
+    it('keeps the count of the current minute when support changes the limit', async () => {
+      const t = await createTenant(app, 'free');
+      const api = client(app.url, t.key, { strict: true });
+      for (let i = 0; i < 5; i++) assert.equal((await api('POST', '/v1/query', { query: `q${i}` })).status, 200);
+      await client(app.url, TEST_ADMIN_TOKEN)('PATCH', `/internal/v1/tenants/${t.id}`, { limit_overrides: { query_rate_limit_per_min: 6 } });
+      const sixth = await api('POST', '/v1/query', { query: 'q5' });
+      assert.equal(sixth.status, 200);
+      assert.equal(sixth.headers.get('x-ratelimit-remaining'), '0');
+      assert.equal((await api('POST', '/v1/query', { query: 'q6' })).status, 429);
+    });
+
     it('allows 20 queries per second per key and refuses the 21st', async () => {
       const t = await createTenant(app, 'enterprise');
       const api = client(app.url, t.key, { strict: true });

@@ -1,0 +1,56 @@
+import type { Queryable } from '../db/database.js';
+import type { JobRow } from '../jobs/job.repository.js';
+
+export async function documentIdsOfTenant(db: Queryable, tenantId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM documents WHERE tenant_id = $1 ORDER BY created_at, id', [tenantId]);
+  return rows.map((r) => r.id);
+}
+
+export async function insertExport(db: Queryable, tenantId: string, expiresAt: Date): Promise<string> {
+  const { rows } = await db.query<{ id: string }>('INSERT INTO account_exports (tenant_id, expires_at) VALUES ($1, $2) RETURNING id', [
+    tenantId,
+    expiresAt,
+  ]);
+  return rows[0]!.id;
+}
+
+/** The tenant an export belongs to; undefined once the account is gone. */
+export async function exportTenant(db: Queryable, exportId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ tenant_id: string }>('SELECT tenant_id FROM account_exports WHERE id = $1', [exportId]);
+  return rows[0]?.tenant_id;
+}
+
+export async function publicJobsOfTenant(db: Queryable, tenantId: string): Promise<JobRow[]> {
+  const { rows } = await db.query<JobRow>(
+    `SELECT id, tenant_id, sub_tenant_id, document_id, knowledge_base_id, job_type, status, payload, error, total_chunks,
+            processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, completed_at
+     FROM jobs WHERE tenant_id = $1 AND job_type IN ('ingestion', 'transcription', 'report_generation') ORDER BY created_at`,
+    [tenantId],
+  );
+  return rows;
+}
+
+export async function usageEventsOfTenant(db: Queryable, tenantId: string): Promise<Record<string, unknown>[]> {
+  const { rows } = await db.query(
+    `SELECT event_type, quantity, cost_microcents, input_tokens, output_tokens, sub_tenant_id, user_id, occurred_at
+     FROM usage_events WHERE tenant_id = $1 ORDER BY occurred_at`,
+    [tenantId],
+  );
+  return rows;
+}
+
+/**
+ * Deletes a tenant: its row, every row that references it (foreign keys cascade), and the
+ * rate-limit counters keyed by its id or the ids of its keys and OAuth applications.
+ */
+export async function deleteTenant(db: Queryable, tenantId: string): Promise<void> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id::text FROM api_keys WHERE tenant_id = $1
+     UNION ALL SELECT id::text FROM oauth_clients WHERE tenant_id = $1
+     UNION ALL SELECT id::text FROM sub_tenants WHERE tenant_id = $1`,
+    [tenantId],
+  );
+  const patterns = [tenantId, ...rows.map((r) => r.id)].map((id) => `%${id}%`);
+  await db.query('DELETE FROM rate_limits WHERE key LIKE ANY($1::text[])', [patterns]);
+  await db.query('DELETE FROM tenants WHERE id = $1', [tenantId]);
+}
