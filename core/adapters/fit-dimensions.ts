@@ -1,3 +1,4 @@
+import { mulberry32 } from '../shared/seeded-random.js';
 import { MAX_DIMENSIONS, MIN_DIMENSIONS } from '../ports/embedder.js';
 
 /**
@@ -134,14 +135,3 @@ function buildProjection(native: number, target: number): Projection {
   };
 }
 
-/** mulberry32: tiny, seeded, and identical on every platform (32-bit integer arithmetic only). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
