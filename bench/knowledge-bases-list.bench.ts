@@ -15,7 +15,9 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const duration = Number(values.seconds);
 
-const server = await startBenchServer();
+// Each connection plays a different client (its own X-Forwarded-For behind a trusted proxy), so the
+// per-IP limit of 100 requests/s applies per client, as it would in production.
+const server = await startBenchServer({ TRUSTED_PROXIES: 'loopback' });
 try {
   const tenant = await json<{ api_key: string }>(`${server.url}/internal/v1/tenants`, {
     method: 'POST',
@@ -29,6 +31,7 @@ try {
       body: JSON.stringify({ name: `kb ${i}` }),
     });
   }
+  let clientNumber = 0;
   const results: Array<{ rps: number; p50: number; p99: number; errors: number }> = [];
   for (let round = 0; round < rounds; round++) {
     const r = await autocannon({
@@ -36,6 +39,9 @@ try {
       connections: 50,
       duration,
       headers: { authorization: `Bearer ${tenant.api_key}` },
+      setupClient: (c) => {
+        c.setHeaders({ authorization: `Bearer ${tenant.api_key}`, 'x-forwarded-for': `198.51.100.${(clientNumber++ % 250) + 1}` });
+      },
     });
     results.push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx });
     console.log(`round ${round + 1}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, errors ${r.errors + r.non2xx}`);
