@@ -42,6 +42,38 @@ describe('OpenAPI document', () => {
       ['get', '/health/live', 'getLiveness'],
       ['get', '/health/ready', 'getReadiness'],
       ['get', '/health/index', 'getIndexHealth'],
+      ['post', '/v1/documents', 'ingestDocument'],
+      ['post', '/v1/documents/upload', 'uploadDocument'],
+      ['get', '/v1/documents/{id}', 'getDocument'],
+      ['get', '/v1/documents/{id}/download', 'downloadDocument'],
+      ['delete', '/v1/documents/{id}', 'deleteDocument'],
+      ['get', '/v1/jobs/{id}', 'getJob'],
+      ['post', '/v1/query', 'query'],
+      ['get', '/v1/usage', 'getUsage'],
+      ['get', '/v1/billing/usage', 'getBillingUsage'],
+      ['get', '/v1/billing/events', 'listBillingEvents'],
+      ['post', '/v1/billing/upgrade', 'upgradePlan'],
+      ['post', '/v1/billing/downgrade', 'downgradePlan'],
+      ['post', '/v1/billing/cancel', 'cancelPlan'],
+      ['delete', '/v1/billing/cancel', 'retractCancellation'],
+      ['post', '/v1/billing/interval', 'setBillingInterval'],
+      ['post', '/v1/billing/renew', 'renewAnnualPlan'],
+      ['get', '/v1/dpa/status', 'getDpaStatus'],
+      ['post', '/v1/dpa/accept', 'acceptDpa'],
+      ['post', '/v1/account/export', 'exportAccount'],
+      ['delete', '/v1/account', 'deleteAccount'],
+      ['post', '/v1/sub-tenants', 'createSubTenant'],
+      ['get', '/v1/sub-tenants', 'listSubTenants'],
+      ['get', '/v1/sub-tenants/{id}', 'getSubTenant'],
+      ['patch', '/v1/sub-tenants/{id}', 'updateSubTenant'],
+      ['delete', '/v1/sub-tenants/{id}', 'deleteSubTenant'],
+      ['post', '/v1/sub-tenants/{id}/api-keys', 'createSubTenantKey'],
+      ['get', '/v1/sub-tenants/{id}/api-keys', 'listSubTenantKeys'],
+      ['delete', '/v1/sub-tenants/{id}/api-keys/{key_id}', 'revokeSubTenantKey'],
+      ['get', '/v1/sub-tenants/{id}/usage', 'getSubTenantUsage'],
+      ['get', '/v1/usage/breakdown', 'getUsageBreakdown'],
+      ['get', '/v1/usage/users', 'getActiveUsers'],
+      ['patch', '/v1/sub-tenants/{id}/users/{user_id}/preferences', 'setUserPreferences'],
     ];
     for (const op of expected) assert.ok(operations.some((o) => o.join() === op.join()), `missing ${op.join(' ')}`);
   });
@@ -60,6 +92,14 @@ describe('OpenAPI document', () => {
     const patch = doc.paths['/v1/knowledge-bases/{kb_id}'].patch;
     assert.deepEqual(patch.parameters.map((p: { name: string; in: string }) => [p.in, p.name]), [['path', 'kb_id']]);
     assert.ok(patch.responses['204']);
+  });
+
+  it('documents the multipart upload and the query headers', () => {
+    const upload = doc.paths['/v1/documents/upload'].post.requestBody.content['multipart/form-data'];
+    assert.ok(upload.schema.properties.file && upload.schema.properties.metadata);
+    const query = doc.paths['/v1/query'].post;
+    assert.ok(query.parameters.some((p: { in: string; name: string }) => p.in === 'header' && p.name === 'x-user-id'));
+    assert.ok(query.responses['429'] && query.responses['402']);
   });
 
   it('marks health endpoints as unauthenticated', () => {
