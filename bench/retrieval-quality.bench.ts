@@ -1,0 +1,628 @@
+/**
+ * Retrieval quality on real third-party data: the LibreOffice help (≈2,550 pages per language,
+ * Debian's `libreoffice-help-*` packages) with its hand-made index as relevance judgements. Each
+ * language's pages are ingested into one knowledge base of a fresh tenant through Lore's own code
+ * path (document service, ingestion job, default lexical embedder, PGlite in memory); index terms
+ * are the queries and the pages the index links them to are the relevant documents.
+ *
+ * Prints, per language, nDCG@10 (binary relevance) and recall@10 at document level for
+ * keyword-only, vector-only and fused (hybrid) search, ingestion throughput and query latency;
+ * then fusion variants (RRF k, weights, candidates per retriever) and, with `--variants …,chunks`,
+ * chunk sizes (re-ingesting `--chunk-languages`).
+ *
+ * Each query runs once per retriever, through `SearchService` in `vector` and in `keyword` mode
+ * with 100 candidates; the hybrid result of any fusion setting is then Lore's own
+ * `reciprocalRankFusion` over prefixes of those two lists, which is what `SearchService` computes
+ * in `hybrid` mode (both retrievers order totally, so a shorter candidate list is a prefix of a
+ * longer one). The first `--check` queries of every run also go through a hybrid `SearchService`
+ * with the default options, and the results must be identical. A fusion variant then costs
+ * arithmetic instead of ~0.7 s of PGlite time per query.
+ *
+ * `--diagnostics` adds two what-ifs for keyword search: only the pages' own text-search
+ * configuration (Lore ORs the lexemes of all of them), and ts_rank in place of ts_rank_cd.
+ *
+ * Needs apt-get and dpkg (Debian/Ubuntu) the first time: the packages are downloaded into
+ * `--cache` (default `.bench/libreoffice`, git-ignored) and unpacked there; later runs reuse them.
+ *
+ * Usage: npx tsx bench/retrieval-quality.bench.ts [--languages en,de] [--queries 300] [--seed 1]
+ *          [--query-sets entries[,heads]] [--variants k,weights,candidates[,chunks] | all | none]
+ *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
+ *          [--diagnostics] [--cache .bench/libreoffice]
+ * The default (en and de, 300 entry queries each, fusion variants) takes about 15 minutes on two
+ * busy cores, nearly all of it ingestion (~4 min a language) and vector search (~0.5 s a query);
+ * each further language or query set, and each chunk size per language, adds minutes.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { createRuntime } from '../api/runtime.js';
+import { loadConfig } from '../core/config.js';
+import type { RequestContext } from '../core/context.js';
+import type { Database } from '../core/db/database.js';
+import { migrate } from '../core/db/migrator.js';
+import { openPgliteDatabase } from '../core/db/pglite.database.js';
+import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
+import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
+import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from '../core/search/fusion.js';
+import { keywordSearch } from '../core/search/search.repository.js';
+import type { QueryResultItem } from '../core/search/search.schema.js';
+import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService } from '../core/search/search.service.js';
+import { SqlParams } from '../core/shared/sql-params.js';
+import type { Language } from '../core/translation/translation.schema.js';
+import {
+  type HelpCollection,
+  type QuerySet,
+  type RetrievalQuery,
+  HELP_PACKAGES,
+  loadHelpCollection,
+  loadHelpIndex,
+  queryOf,
+  sampleQueries,
+} from './libreoffice-help.js';
+import { ROOT } from './support.js';
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    languages: { type: 'string', default: 'en,de' },
+    queries: { type: 'string', default: '300' },
+    seed: { type: 'string', default: '1' },
+    'query-sets': { type: 'string', default: 'entries' },
+    'max-relevant': { type: 'string', default: '20' },
+    variants: { type: 'string', default: 'k,weights,candidates' },
+    'chunk-languages': { type: 'string', default: 'en' },
+    'chunk-sizes': { type: 'string', default: '600,1500' },
+    check: { type: 'string', default: '20' },
+    diagnostics: { type: 'boolean', default: false },
+    cache: { type: 'string', default: '.bench/libreoffice' },
+  },
+  allowPositionals: true,
+});
+
+const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter(Boolean);
+const count = (name: string, s: string): number => {
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, not '${s}'`);
+  return n;
+};
+function oneOf<T extends string>(name: string, given: string[], allowed: readonly T[]): T[] {
+  const bad = given.find((g) => !(allowed as readonly string[]).includes(g));
+  if (bad !== undefined) throw new Error(`--${name}: unknown value '${bad}'; use ${allowed.join(', ')}`);
+  return given as T[];
+}
+
+const languages = list(values.languages);
+oneOf('languages', languages, Object.keys(HELP_PACKAGES));
+const queryCount = count('queries', values.queries);
+const seed = count('seed', values.seed);
+const maxRelevant = count('max-relevant', values['max-relevant']);
+const checkCount = count('check', values.check);
+const querySets = oneOf<QuerySet>('query-sets', list(values['query-sets']), ['entries', 'heads']);
+const VARIANT_GROUPS = ['k', 'weights', 'candidates', 'chunks'] as const;
+type VariantGroup = (typeof VARIANT_GROUPS)[number];
+const variantGroups = new Set(
+  values.variants === 'all' ? VARIANT_GROUPS : values.variants === 'none' ? [] : oneOf<VariantGroup>('variants', list(values.variants), VARIANT_GROUPS),
+);
+const chunkLanguages = variantGroups.has('chunks') ? list(values['chunk-languages']).filter((l) => languages.includes(l)) : [];
+const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s));
+const cacheDir = path.resolve(ROOT, values.cache);
+
+const TOP_K = 10;
+/** Candidates fetched per retriever: the largest number any variant fuses. */
+const MAX_CANDIDATES = 100;
+const DEFAULT_CHUNK_TARGET = 1000;
+const MODES = ['keyword', 'vector', 'hybrid'] as const;
+type Mode = (typeof MODES)[number];
+
+const silent = pino({ level: 'silent' });
+
+interface Ingested {
+  db: Database;
+  search: (options: SearchOptions) => SearchService;
+  ctx: RequestContext;
+  knowledgeBaseId: string;
+  /** Help page id of every Lore document and every chunk. */
+  pageOfDocument: Map<string, string>;
+  pageOfChunk: Map<string, string>;
+  stats: { documents: number; notReady: number; chunks: number; storeSeconds: number; indexSeconds: number };
+  close(): Promise<void>;
+}
+
+/** Ingests every page of `help` into a knowledge base of a fresh tenant on a fresh in-memory database. */
+async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<Ingested> {
+  const db: Database = await openPgliteDatabase('memory://');
+  try {
+    await migrate(db);
+    const config = loadConfig({
+      CHUNK_TARGET_CHARS: String(chunkTargetChars),
+      // The default hard cap (2000) unless the target itself is larger.
+      CHUNK_MAX_CHARS: String(Math.max(chunkTargetChars, 2000)),
+    });
+    const runtime = await createRuntime(db, config, silent);
+    const { services } = runtime;
+    const tenant = await services.tenants.create({ name: `libreoffice-${help.language}`, plan: 'enterprise' });
+    // Enterprise's 10,000 documents would do; chunk and storage limits are lifted so that small
+    // chunk sizes never hit a quota in the middle of a run.
+    await services.tenants.update(tenant.id, {
+      limit_overrides: { max_documents: 100_000, max_chunks: 10_000_000, storage_bytes: 100 * 1024 ** 3 },
+    });
+    const scope = { tenantId: tenant.id, subTenantId: null };
+    const kb = await services.knowledgeBases.create(scope, { name: `LibreOffice help (${help.language})`, dimensions: 1024 });
+
+    const pageOfDocument = new Map<string, string>();
+    const t0 = performance.now();
+    for (const page of help.pages) {
+      const { document_id } = await services.documents.ingest(scope, { knowledge_base_id: kb.id, title: page.title, content: page.text });
+      pageOfDocument.set(document_id, page.id);
+    }
+    const t1 = performance.now();
+    await runtime.engine.drain();
+    const t2 = performance.now();
+    const { rows } = await db.query<{ ready: number; not_ready: number; chunks: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'ready')::int AS ready, count(*) FILTER (WHERE status <> 'ready')::int AS not_ready,
+              COALESCE(sum(chunk_count) FILTER (WHERE status = 'ready'), 0)::int AS chunks
+       FROM documents WHERE knowledge_base_id = $1`,
+      [kb.id],
+    );
+    const counts = rows[0] ?? { ready: 0, not_ready: 0, chunks: 0 };
+    const chunks = await db.query<{ id: string; document_id: string }>('SELECT id, document_id FROM chunks WHERE knowledge_base_id = $1', [kb.id]);
+    const pageOfChunk = new Map(chunks.rows.map((c) => [c.id, pageOfDocument.get(c.document_id)!]));
+    const ctx: RequestContext = {
+      principal: { kind: 'api_key', id: randomUUID(), role: 'read' },
+      tenant: {
+        id: tenant.id,
+        plan: 'enterprise',
+        status: 'active',
+        dpaAcceptedVersion: null,
+        queryRateLimitPerMin: 1_000_000,
+        perUserRateLimitPerMin: 1_000_000,
+      },
+      tenantId: tenant.id,
+      subTenantId: null,
+      subTenant: null,
+      userId: null,
+      requestId: randomUUID(),
+      log: silent,
+    };
+    const { embedder, vectorIndex } = services.adapters;
+    return {
+      db,
+      search: (options) => new SearchService(db, embedder, vectorIndex, options),
+      ctx,
+      knowledgeBaseId: kb.id,
+      pageOfDocument,
+      pageOfChunk,
+      stats: {
+        documents: counts.ready,
+        notReady: counts.not_ready,
+        chunks: counts.chunks,
+        storeSeconds: (t1 - t0) / 1000,
+        indexSeconds: (t2 - t1) / 1000,
+      },
+      async close() {
+        await runtime.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** One query's candidate lists: chunk ids in retriever order. */
+interface Candidates {
+  vector: string[];
+  keyword: string[];
+  /** Diagnostics: keyword search with the pages' own text-search configuration only. */
+  keywordOwn: string[];
+  /** Diagnostics: Lore's keyword query ranked by ts_rank instead of ts_rank_cd. */
+  keywordTsRank: string[];
+}
+
+const ALL_TEXT_SEARCH_CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
+
+/**
+ * Diagnostics only: `keywordSearch` (core/search/search.repository.ts) with one change, ts_rank in
+ * place of ts_rank_cd. For an OR of lexemes, cover density counts occurrences of any one term, so a
+ * frequent word outweighs matching several; ts_rank rewards every distinct term matched.
+ */
+async function keywordSearchTsRank(db: Database, filter: ChunkFilter, query: string, limit: number): Promise<string[]> {
+  const p = new SqlParams();
+  const q = p.add(query);
+  const configs = p.add(ALL_TEXT_SEARCH_CONFIGS);
+  const where = chunkFilterSql(filter, p);
+  const { rows } = await db.query<{ id: string }>(
+    `WITH q AS (
+       SELECT string_agg(DISTINCT quote_literal(lexeme), ' | ')::tsquery AS tsq
+       FROM unnest(${configs}::regconfig[]) AS cfg,
+            LATERAL unnest(tsvector_to_array(to_tsvector(cfg, ${q}))) AS lexeme
+       WHERE position('\\' in lexeme) = 0
+     )
+     SELECT c.id FROM chunks c, q
+     WHERE q.tsq IS NOT NULL AND c.tsv @@ q.tsq AND ${where}
+     ORDER BY ts_rank(c.tsv, q.tsq) DESC, c.id
+     LIMIT ${Math.trunc(limit)}`,
+    p.values,
+  );
+  return rows.map((r) => r.id);
+}
+
+interface Retrieved {
+  candidates: Candidates[];
+  /** Mean milliseconds per query of each retriever alone (SearchService in that mode). */
+  vectorMs: number;
+  keywordMs: number;
+  /** Mean milliseconds per query of the default hybrid SearchService on the checked queries. */
+  hybridMs: number;
+  checked: number;
+  mismatches: string[];
+}
+
+const request = (target: Ingested, query: string, topK: number) => ({
+  query,
+  top_k: topK,
+  knowledge_base_ids: [target.knowledgeBaseId],
+  source_language: 'auto',
+});
+
+function chunkIds(results: QueryResultItem[], target: Ingested): string[] {
+  return results.map((r) => {
+    if (r.chunk_id === undefined || !target.pageOfChunk.has(r.chunk_id)) throw new Error(`a result that is no chunk of this run: ${JSON.stringify(r)}`);
+    return r.chunk_id;
+  });
+}
+
+async function retrieve(target: Ingested, language: string, queries: RetrievalQuery[]): Promise<Retrieved> {
+  // top_k = minCandidates = MAX_CANDIDATES with factor 1: each retriever returns exactly the longest
+  // candidate list any variant fuses, and fusing a single list keeps the retriever's order.
+  const alone = (mode: 'vector' | 'keyword'): SearchService =>
+    target.search({ ...DEFAULT_SEARCH_OPTIONS, mode, minCandidates: MAX_CANDIDATES, candidateFactor: 1 });
+  const vectorSearch = alone('vector');
+  const keywordSearchService = alone('keyword');
+  const hybridSearch = target.search(DEFAULT_SEARCH_OPTIONS);
+  const ownConfig = TEXT_SEARCH_CONFIG[language as Language];
+  const filter: ChunkFilter = { scope: { tenantId: target.ctx.tenantId, subTenantId: null }, knowledgeBaseIds: [target.knowledgeBaseId], tags: {} };
+  const candidates: Candidates[] = [];
+  let vectorMs = 0;
+  let keywordMs = 0;
+  let hybridMs = 0;
+  const mismatches: string[] = [];
+  const checked = Math.min(checkCount, queries.length);
+  for (const [i, q] of queries.entries()) {
+    const t0 = performance.now();
+    const vector = chunkIds((await vectorSearch.query(target.ctx, request(target, q.query, MAX_CANDIDATES))).results, target);
+    const t1 = performance.now();
+    const keyword = chunkIds((await keywordSearchService.query(target.ctx, request(target, q.query, MAX_CANDIDATES))).results, target);
+    const t2 = performance.now();
+    vectorMs += t1 - t0;
+    keywordMs += t2 - t1;
+    const keywordOwn = values.diagnostics
+      ? (await keywordSearch(target.db, { filter, query: q.query, configs: [ownConfig], limit: MAX_CANDIDATES })).map((h) => h.chunkId)
+      : [];
+    const keywordTsRank = values.diagnostics ? await keywordSearchTsRank(target.db, filter, q.query, MAX_CANDIDATES) : [];
+    const c = { vector, keyword, keywordOwn, keywordTsRank };
+    candidates.push(c);
+    if (i < checked) {
+      const t3 = performance.now();
+      const real = chunkIds((await hybridSearch.query(target.ctx, request(target, q.query, TOP_K))).results, target);
+      hybridMs += performance.now() - t3;
+      if (real.join() !== fuse(c, DEFAULT_SEARCH_OPTIONS).join()) mismatches.push(q.query);
+    }
+  }
+  const n = queries.length || 1;
+  return { candidates, vectorMs: vectorMs / n, keywordMs: keywordMs / n, hybridMs: hybridMs / (checked || 1), checked, mismatches };
+}
+
+type FusionSettings = Pick<SearchOptions, 'fusion' | 'minCandidates' | 'candidateFactor'>;
+
+/** The top-k chunk ids SearchService returns in hybrid mode with `options`, from the candidate lists. */
+function fuse(c: Candidates, options: FusionSettings, keyword = c.keyword): string[] {
+  const limit = Math.max(options.minCandidates, options.candidateFactor * TOP_K);
+  if (limit > MAX_CANDIDATES) throw new Error(`a variant needs ${limit} candidates; MAX_CANDIDATES is ${MAX_CANDIDATES}`);
+  return reciprocalRankFusion([c.vector.slice(0, limit), keyword.slice(0, limit)], options.fusion)
+    .slice(0, TOP_K)
+    .map((f) => f.id);
+}
+
+interface PerQuery {
+  ndcg: number[];
+  recall: number[];
+}
+
+/**
+ * Binary-relevance nDCG@10 and recall@10 at document level: chunks map to their page and a page
+ * counts at its first (best) rank, as a caller listing matching documents would show them.
+ */
+function score(run: { candidates: Candidates[]; queries: RetrievalQuery[]; pageOfChunk: Map<string, string> }, rank: (c: Candidates) => string[]): PerQuery {
+  const out: PerQuery = { ndcg: [], recall: [] };
+  for (const [i, q] of run.queries.entries()) {
+    const pages: string[] = [];
+    for (const chunk of rank(run.candidates[i]!)) {
+      const page = run.pageOfChunk.get(chunk)!;
+      if (!pages.includes(page)) pages.push(page);
+    }
+    let dcg = 0;
+    let hits = 0;
+    pages.slice(0, TOP_K).forEach((page, r) => {
+      if (q.relevant.has(page)) {
+        dcg += 1 / Math.log2(r + 2);
+        hits += 1;
+      }
+    });
+    let ideal = 0;
+    for (let r = 0; r < Math.min(TOP_K, q.relevant.size); r++) ideal += 1 / Math.log2(r + 2);
+    out.ndcg.push(dcg / ideal);
+    out.recall.push(hits / q.relevant.size);
+  }
+  return out;
+}
+
+const rankOf = (mode: Mode) => (c: Candidates): string[] =>
+  mode === 'vector' ? c.vector.slice(0, TOP_K) : mode === 'keyword' ? c.keyword.slice(0, TOP_K) : fuse(c, DEFAULT_SEARCH_OPTIONS);
+
+const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+/** Standard error of the mean of the paired differences b - a: whether two variants really differ. */
+function pairedStandardError(a: number[], b: number[]): number {
+  const d = a.map((x, i) => b[i]! - x);
+  const m = mean(d);
+  return Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, d.length - 1) / Math.max(1, d.length));
+}
+
+interface FusionVariant {
+  name: string;
+  options: FusionSettings;
+}
+
+/**
+ * `candidates` is what each retriever contributes, max(minCandidates, candidateFactor × top_k):
+ * with the default factor 3 nothing below 30 is reachable at top_k 10, so variants set factor 1.
+ */
+const variant = (name: string, fusion: Partial<FusionOptions>, candidates?: number): FusionVariant => ({
+  name,
+  options: {
+    fusion: { ...DEFAULT_FUSION, ...fusion },
+    minCandidates: candidates ?? DEFAULT_SEARCH_OPTIONS.minCandidates,
+    candidateFactor: candidates === undefined ? DEFAULT_SEARCH_OPTIONS.candidateFactor : 1,
+  },
+});
+
+const DEFAULT_CANDIDATES = Math.max(DEFAULT_SEARCH_OPTIONS.minCandidates, DEFAULT_SEARCH_OPTIONS.candidateFactor * TOP_K);
+const DEFAULT_VARIANT = variant(`default (k=${DEFAULT_FUSION.k}, v:kw ${DEFAULT_FUSION.weights.join(':')}, candidates ${DEFAULT_CANDIDATES})`, {});
+const K_VALUES = [5, 10, 20, 40, 60, 100];
+const WEIGHTS = [[1, 3], [1, 2], [2, 3], [1, 1], [3, 2], [2, 1], [3, 1]];
+const CANDIDATE_COUNTS = [10, 20, 30, 50, 100];
+/** One factor at a time around the defaults. */
+const FUSION_VARIANTS: FusionVariant[] = [
+  DEFAULT_VARIANT,
+  ...(variantGroups.has('k') ? K_VALUES.filter((k) => k !== DEFAULT_FUSION.k).map((k) => variant(`k=${k}`, { k })) : []),
+  ...(variantGroups.has('weights') ? WEIGHTS.filter((w) => w[0] !== w[1]).map((w) => variant(`vector:keyword ${w.join(':')}`, { weights: w })) : []),
+  ...(variantGroups.has('candidates') ? CANDIDATE_COUNTS.filter((n) => n !== DEFAULT_CANDIDATES).map((n) => variant(`candidates ${n}`, {}, n)) : []),
+];
+/** The full grid over the same values, for interactions the one-factor table misses. */
+const GRID: FusionVariant[] = K_VALUES.flatMap((k) =>
+  WEIGHTS.flatMap((w) => CANDIDATE_COUNTS.map((n) => variant(`k=${k}, v:kw ${w.join(':')}, candidates ${n}`, { k, weights: w }, n))),
+);
+
+const fmt = (x: number, digits = 3): string => x.toFixed(digits);
+const signed = (x: number): string => `${x >= 0 ? '+' : ''}${fmt(x)}`;
+
+function printTable(title: string, header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(`\n${title}`);
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+
+interface SetRun {
+  set: QuerySet;
+  queries: RetrievalQuery[];
+  eligible: number;
+  /** Sampled queries whose term is also, verbatim, an English index term of the same page. */
+  sameAsEnglish: number;
+  retrieved: Retrieved;
+  candidates: Candidates[];
+  pageOfChunk: Map<string, string>;
+  modes: Record<Mode, PerQuery>;
+}
+
+interface LanguageRun {
+  language: string;
+  chunkTarget: number;
+  stats: Ingested['stats'];
+  sets: SetRun[];
+}
+
+const englishIndex = await loadHelpIndex(cacheDir, 'en');
+/** `page \t query` of the English index in each query set, to spot terms left untranslated. */
+const englishQueries = Object.fromEntries(
+  querySets.map((set) => [set, new Set(englishIndex.map((e) => `${e.page}\t${queryOf(e.term, set).toLocaleLowerCase('und')}`))]),
+) as Record<QuerySet, Set<string>>;
+
+async function run(help: HelpCollection, chunkTarget: number, sets: QuerySet[]): Promise<LanguageRun> {
+  const target = await ingest(help, chunkTarget);
+  try {
+    const s = target.stats;
+    console.log(
+      `${help.language}, chunk target ${chunkTarget}: ${help.pages.length} pages, ${s.documents} ready, ${s.notReady} not ready, ` +
+        `${s.chunks} chunks, ingested in ${fmt(s.storeSeconds + s.indexSeconds, 0)} s`,
+    );
+    const setRuns: SetRun[] = [];
+    for (const set of sets) {
+      const { queries, eligible } = sampleQueries(help.index, new Set(target.pageOfDocument.values()), { set, count: queryCount, seed, maxRelevant });
+      const retrieved = await retrieve(target, help.language, queries);
+      const base = { candidates: retrieved.candidates, queries, pageOfChunk: target.pageOfChunk };
+      const modes = Object.fromEntries(MODES.map((m) => [m, score(base, rankOf(m))])) as Record<Mode, PerQuery>;
+      const english = englishQueries[set];
+      const sameAsEnglish = queries.filter((q) => [...q.relevant].some((p) => english.has(`${p}\t${q.query.toLocaleLowerCase('und')}`))).length;
+      setRuns.push({ set, eligible, sameAsEnglish, retrieved, ...base, modes });
+      console.log(
+        `  ${set}: ${queries.length} of ${eligible} eligible terms; nDCG@10 ` +
+          MODES.map((m) => `${m} ${fmt(mean(modes[m].ndcg))}`).join(', ') +
+          `; hybrid check ${retrieved.checked - retrieved.mismatches.length}/${retrieved.checked} identical`,
+      );
+      if (retrieved.mismatches.length) {
+        console.log(`  WARNING: local fusion differs from SearchService (hybrid) for: ${retrieved.mismatches.slice(0, 5).join(' | ')}`);
+      }
+    }
+    return { language: help.language, chunkTarget, stats: s, sets: setRuns };
+  } finally {
+    await target.close();
+  }
+}
+
+const started = performance.now();
+const runs: LanguageRun[] = [];
+const versions = new Set<string>();
+for (const language of languages) {
+  const help = await loadHelpCollection(cacheDir, language);
+  versions.add(help.version);
+  runs.push(await run(help, DEFAULT_CHUNK_TARGET, querySets));
+  if (chunkLanguages.includes(language)) {
+    for (const size of chunkSizes.filter((n) => n !== DEFAULT_CHUNK_TARGET)) runs.push(await run(help, size, querySets));
+  }
+}
+
+const main = runs.filter((r) => r.chunkTarget === DEFAULT_CHUNK_TARGET);
+console.log(
+  `\nLibreOffice help ${[...versions].join(', ')} (Debian); queries are index terms ('--' between levels read as a space), ` +
+    `seed ${seed}, 1-${maxRelevant} relevant pages; top_k ${TOP_K} chunks → documents; lexical embedder, 1024 dimensions; chunk target ${DEFAULT_CHUNK_TARGET}.`,
+);
+
+for (const set of querySets) {
+  const rowsOf = main.map((r) => ({ r, s: r.sets.find((x) => x.set === set)! }));
+  const sizes = rowsOf.flatMap(({ s }) => s.queries.map((q) => q.relevant.size));
+  console.log(
+    `\n== Query set '${set}': relevant pages per query mean ${fmt(mean(sizes), 2)}, ` +
+      `${fmt((100 * sizes.filter((n) => n === 1).length) / (sizes.length || 1), 0)}% exactly one.`,
+  );
+  for (const metric of ['ndcg', 'recall'] as const) {
+    const rows = rowsOf.map(({ r, s }) => [
+      r.language,
+      String(r.stats.documents),
+      String(s.queries.length),
+      r.language === 'en' ? '-' : `${fmt((100 * s.sameAsEnglish) / (s.queries.length || 1), 0)}%`,
+      ...MODES.map((m) => fmt(mean(s.modes[m][metric]))),
+    ]);
+    rows.push(['mean', '', '', '', ...MODES.map((m) => fmt(mean(rowsOf.map(({ s }) => mean(s.modes[m][metric])))))]);
+    printTable(
+      `${metric === 'ndcg' ? 'nDCG@10' : 'recall@10'} (${set}; "as en": share of queries identical to an English index term of the page)`,
+      ['language', 'docs', 'queries', 'as en', ...MODES],
+      rows,
+    );
+  }
+
+  if (values.diagnostics) {
+    const diagnostics = rowsOf.map(({ r, s }) => ({
+      r,
+      cells: [
+        s.modes.keyword.ndcg,
+        score(s, (c) => c.keywordOwn.slice(0, TOP_K)).ndcg,
+        score(s, (c) => c.keywordTsRank.slice(0, TOP_K)).ndcg,
+        s.modes.hybrid.ndcg,
+        score(s, (c) => fuse(c, DEFAULT_SEARCH_OPTIONS, c.keywordOwn)).ndcg,
+        score(s, (c) => fuse(c, DEFAULT_SEARCH_OPTIONS, c.keywordTsRank)).ndcg,
+      ],
+    }));
+    const diagnosticRows = diagnostics.map(({ r, cells }) => [r.language, TEXT_SEARCH_CONFIG[r.language as Language], ...cells.map((x) => fmt(mean(x)))]);
+    diagnosticRows.push(['mean', '', ...[0, 1, 2, 3, 4, 5].map((i) => fmt(mean(diagnostics.map((d) => mean(d.cells[i]!)))))]);
+    printTable(
+      `Diagnostics (${set}), nDCG@10: keyword search as Lore runs it (all text-search configurations OR-ed, ts_rank_cd), ` +
+        `with the pages' own configuration only, and ranked by ts_rank; hybrid = default fusion with that keyword list`,
+      ['language', 'own config', 'keyword', 'kw own config', 'kw ts_rank', 'hybrid', 'hybrid own config', 'hybrid ts_rank'],
+      diagnosticRows,
+    );
+    // Which fusion would suit a keyword list ranked by ts_rank: the same grid on that list.
+    const tsRankGrid = GRID.map((v) => {
+      const perLanguage = rowsOf.map(({ s }) => mean(score(s, (c) => fuse(c, v.options, c.keywordTsRank)).ndcg));
+      return { v, perLanguage, mean: mean(perLanguage) };
+    }).sort((a, b) => b.mean - a.mean);
+    const tsRankDefault = tsRankGrid.find((g) => JSON.stringify(g.v.options.fusion) === JSON.stringify(DEFAULT_FUSION) && g.v.options.minCandidates === DEFAULT_CANDIDATES)!;
+    printTable(
+      `Diagnostics (${set}): best fusion settings with the ts_rank keyword list, hybrid nDCG@10 (optimistic: chosen on these queries)`,
+      ['setting', ...rowsOf.map(({ r }) => r.language), 'mean'],
+      [tsRankDefault, ...tsRankGrid.slice(0, 5)].map((g) => [g.v.name, ...g.perLanguage.map((x) => fmt(x)), fmt(g.mean)]),
+    );
+  }
+
+  if ([...variantGroups].some((g) => g !== 'chunks') && rowsOf.length) {
+    const perVariant = (v: FusionVariant, s: SetRun): PerQuery => score(s, (c) => fuse(c, v.options));
+    const baseAll = rowsOf.flatMap(({ s }) => perVariant(DEFAULT_VARIANT, s).ndcg);
+    const rows = FUSION_VARIANTS.map((v) => {
+      const scores = rowsOf.map(({ s }) => perVariant(v, s));
+      const all = scores.flatMap((p) => p.ndcg);
+      return [
+        v.name,
+        ...scores.map((p) => fmt(mean(p.ndcg))),
+        fmt(mean(scores.map((p) => mean(p.ndcg)))),
+        v === DEFAULT_VARIANT ? '' : `${signed(mean(all) - mean(baseAll))} ± ${fmt(pairedStandardError(baseAll, all))}`,
+        fmt(mean(scores.map((p) => mean(p.recall)))),
+      ];
+    });
+    printTable(
+      `Fusion variants (${set}), one factor at a time: hybrid nDCG@10 (Δ vs default over all queries ± paired standard error)`,
+      ['variant', ...rowsOf.map(({ r }) => r.language), 'mean', 'Δ', 'recall mean'],
+      rows,
+    );
+    const grid = GRID.map((v) => {
+      const scores = rowsOf.map(({ s }) => perVariant(v, s));
+      return { v, perLanguage: scores.map((p) => mean(p.ndcg)), mean: mean(scores.map((p) => mean(p.ndcg))), all: scores.flatMap((p) => p.ndcg) };
+    }).sort((a, b) => b.mean - a.mean);
+    printTable(
+      `Best of the ${GRID.length}-setting grid (${set}; k × weights × candidates): hybrid nDCG@10, chosen on these same queries, so optimistic`,
+      ['setting', ...rowsOf.map(({ r }) => r.language), 'mean', 'Δ'],
+      grid.slice(0, 8).map((g) => [
+        g.v.name,
+        ...g.perLanguage.map((x) => fmt(x)),
+        fmt(g.mean),
+        `${signed(mean(g.all) - mean(baseAll))} ± ${fmt(pairedStandardError(baseAll, g.all))}`,
+      ]),
+    );
+  }
+
+  const chunkRuns = runs
+    .filter((r) => chunkLanguages.includes(r.language))
+    .sort((a, b) => a.language.localeCompare(b.language) || a.chunkTarget - b.chunkTarget);
+  if (chunkRuns.some((r) => r.chunkTarget !== DEFAULT_CHUNK_TARGET)) {
+    printTable(
+      `Chunk size (${set}; CHUNK_TARGET_CHARS, re-ingested): nDCG@10 per mode with default fusion, and hybrid recall@10`,
+      ['language', 'chunk target', 'chunks', ...MODES, 'hybrid recall'],
+      chunkRuns.map((r) => {
+        const s = r.sets.find((x) => x.set === set)!;
+        return [r.language, String(r.chunkTarget), String(r.stats.chunks), ...MODES.map((m) => fmt(mean(s.modes[m].ndcg))), fmt(mean(s.modes.hybrid.recall))];
+      }),
+    );
+  }
+}
+
+printTable(
+  'Ingestion: documents.ingest for every page, then engine.drain() (one job at a time)',
+  ['language', 'chunk target', 'docs', 'chunks', 'store s', 'index s', 'chunks/s', 'docs/s'],
+  runs.map((r) => {
+    const total = r.stats.storeSeconds + r.stats.indexSeconds;
+    return [
+      r.language,
+      String(r.chunkTarget),
+      String(r.stats.documents),
+      String(r.stats.chunks),
+      fmt(r.stats.storeSeconds, 1),
+      fmt(r.stats.indexSeconds, 1),
+      fmt(r.stats.chunks / total, 1),
+      fmt(r.stats.documents / total, 1),
+    ];
+  }),
+);
+
+printTable(
+  'Query latency, ms per query, sequential (vector, keyword: alone, 100 candidates; hybrid: default options, checked queries only)',
+  ['language', 'chunk target', 'query set', 'vector', 'keyword', 'hybrid'],
+  runs.flatMap((r) =>
+    r.sets.map((s) => [r.language, String(r.chunkTarget), s.set, fmt(s.retrieved.vectorMs, 0), fmt(s.retrieved.keywordMs, 0), fmt(s.retrieved.hybridMs, 0)]),
+  ),
+);
+
+console.log(`\nTotal ${fmt((performance.now() - started) / 1000, 0)} s.`);
