@@ -10,18 +10,8 @@
  * lets queries be drawn from documents without keeping the corpus in memory.
  */
 import type { Language } from '../core/translation/translation.schema.js';
+import { seededRandom } from '../core/shared/seeded-random.js';
 
-/** mulberry32: small, fast, and good enough to make text; never for anything secret. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Derives independent streams (one per document, per query) from one seed. */
 function mix(seed: number, index: number, stream: number): number {

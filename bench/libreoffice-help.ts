@@ -11,6 +11,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { seededRandom } from '../core/shared/seeded-random.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -221,17 +222,6 @@ export function helpPageToText(html: string): { title: string; text: string } {
   return { title, text: htmlToText(body) };
 }
 
-/** mulberry32: a small, fast, seeded PRNG, so query samples are the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface RetrievalQuery {
   /** The index term, with the `--` between its levels turned into a space. */
