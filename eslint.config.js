@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import n from 'eslint-plugin-n';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'charts/**', 'eslint.config.js'] },
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'charts/**', '.bench/**', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -14,6 +14,7 @@ import { type RouteSpec, mountRoutes } from './route.js';
 import { accountRoutes } from './routes/account.routes.js';
 import { apiKeyRoutes } from './routes/api-key.routes.js';
 import { billingRoutes } from './routes/billing.routes.js';
+import { corpusInternalRoutes, corpusRoutes } from './routes/corpus.routes.js';
 import { dpaRoutes } from './routes/dpa.routes.js';
 import { subTenantRoutes } from './routes/sub-tenant.routes.js';
 import { usageRoutes } from './routes/usage.routes.js';
@@ -57,10 +58,12 @@ export function createApp(deps: AppDeps): App {
     ...subTenantRoutes(services),
     ...billingRoutes(services),
     ...dpaRoutes(services),
+    ...corpusRoutes(services.corpora),
     ...accountRoutes(services, config.publicBaseUrl),
     ...apiKeyRoutes(services.keys),
     ...internalRoutes(services.tenants),
     ...oauthClientInternalRoutes(services.oauthClients),
+    ...corpusInternalRoutes(services.corpora),
   ];
   const openapi = buildOpenApiDocument(routes, { version: deps.version, serverUrl: config.publicBaseUrl });
 
@@ -73,6 +76,8 @@ export function createApp(deps: AppDeps): App {
   const jsonTypes = ['application/json', 'application/*+json'];
   // Document content may be 10 MB, which JSON escaping can grow; everything else stays small.
   app.use('/v1/documents', express.json({ limit: '40mb', type: jsonTypes }));
+  // A load of corpus records carries up to 10,000 of them.
+  app.use('/internal/v1/corpora', express.json({ limit: '40mb', type: jsonTypes }));
   app.use(express.json({ limit: '1mb', type: jsonTypes }));
 
   const router = express.Router();

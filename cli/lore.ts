@@ -7,6 +7,7 @@ import { readAdminToken, runningServer } from '../core/platform/data-dir.js';
 import pino from 'pino';
 import { createRuntime } from '../api/runtime.js';
 import { createTenantSchema, updateTenantSchema } from '../core/tenants/tenant.schema.js';
+import { type CorpusAdmin, directCorpusAdmin, httpCorpusAdmin, runCorpusCommand } from './corpus.command.js';
 
 const USAGE = `Usage: npm run cli -- <command>
 
@@ -14,6 +15,17 @@ const USAGE = `Usage: npm run cli -- <command>
   tenant get ID
   tenant update ID [--name N] [--plan P] [--status active|suspended] [--addons a,b] [--anonymize true|false]
   tenant issue-key ID            a new admin key for a tenant that lost access
+
+  corpus create --slug SLUG --name NAME --plans free,payg,standard,enterprise
+                [--license TEXT] [--requires-dua true|false] [--dimensions N]
+  corpus list
+  corpus get SLUG
+  corpus update SLUG [--name N] [--license TEXT] [--requires-dua true|false] [--plans a,b]
+  corpus delete SLUG             the corpus, its records, chunks, jobs and DUA acceptances
+  corpus ingest SLUG PATH        PATH: a folder (every .txt/.md file below it is a record, its
+                                 relative path the source_record_id) or a JSONL file of
+                                 {source_record_id, content, metadata?}; waits until indexed
+  corpus jobs SLUG
 
 Prints JSON. With the embedded database and a Lore server running on the same DATA_DIR, the CLI
 goes through that server's internal admin API (PGlite admits one process per data directory);
@@ -25,6 +37,7 @@ interface TenantAdmin {
   get(id: string): Promise<unknown>;
   update(id: string, body: unknown): Promise<unknown>;
   issueKey(id: string): Promise<unknown>;
+  corpora: CorpusAdmin;
   close(): Promise<void>;
 }
 
@@ -35,7 +48,7 @@ async function httpAdmin(baseUrl: string, token: string): Promise<TenantAdmin> {
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    const json = (await res.json()) as { error?: string; message?: string };
+    const json = (res.status === 204 ? {} : await res.json()) as { error?: string; message?: string };
     if (!res.ok) throw new AppError(res.status, json.error ?? 'error', json.message ?? res.statusText, json);
     return json;
   };
@@ -44,6 +57,7 @@ async function httpAdmin(baseUrl: string, token: string): Promise<TenantAdmin> {
     get: (id) => call('GET', `/tenants/${id}`),
     update: (id, body) => call('PATCH', `/tenants/${id}`, body),
     issueKey: (id) => call('POST', `/tenants/${id}/api-keys`, {}),
+    corpora: httpCorpusAdmin(call),
     close: () => Promise.resolve(),
   });
 }
@@ -62,6 +76,7 @@ async function directAdmin(config: Config): Promise<TenantAdmin> {
     get: (id) => tenants.get(id),
     update: (id, body) => tenants.update(id, parse(updateTenantSchema, body)),
     issueKey: (id) => tenants.issueAdminKey(id),
+    corpora: directCorpusAdmin(runtime),
     close: async () => {
       await runtime.close();
       await db.close();
@@ -103,16 +118,22 @@ async function run(argv: string[]): Promise<unknown> {
       status: { type: 'string' },
       addons: { type: 'string' },
       anonymize: { type: 'string' },
+      slug: { type: 'string' },
+      license: { type: 'string' },
+      'requires-dua': { type: 'string' },
+      plans: { type: 'string' },
+      dimensions: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const [group, command, id] = positionals;
-  if (values.help || group !== 'tenant' || !command) {
+  if (values.help || (group !== 'tenant' && group !== 'corpus') || !command) {
     console.log(USAGE);
     process.exit(values.help ? 0 : 2);
   }
   const admin = await connect(loadConfig());
   try {
+    if (group === 'corpus') return await runCorpusCommand(admin.corpora, command, positionals.slice(2), values);
     switch (command) {
       case 'create':
         return await admin.create({ name: values.name, plan: values.plan, ...(values.email ? { email: values.email } : {}) });

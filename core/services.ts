@@ -2,6 +2,8 @@ import { AccountService } from './accounts/account.service.js';
 import { BillingService } from './billing/billing.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
+import { CorpusIngestionService } from './corpora/corpus-ingestion.service.js';
+import { CorpusService } from './corpora/corpus.service.js';
 import { DpaService } from './dpa/dpa.service.js';
 import type { RateLimitStore } from './ports/rate-limit-store.js';
 import { UsageService } from './usage/usage.service.js';
@@ -59,6 +61,8 @@ export interface Services {
   subTenants: SubTenantService;
   oauthClients: OAuthClientService;
   oauthTokens: TokenService;
+  corpora: CorpusService;
+  corpusIngestion: CorpusIngestionService;
 }
 
 /** Wires the domain services by hand: the one place that decides what depends on what. */
@@ -97,5 +101,7 @@ export function createServices(
     search,
     queries: new QueryService(search, usage),
     health: new HealthService(db),
+    corpora: new CorpusService(db, adapters.vectorIndex, adapters.engine, { chunking: config.chunking }),
+    corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector),
   };
 }

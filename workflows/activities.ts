@@ -11,6 +11,10 @@ export function createJobDefinitions(services: Services): JobDefinitions {
       run: (job, control) => services.ingestion.indexDocument(job, control),
       failed: (tx, job, error) => services.ingestion.documentFailed(tx, job, error),
     },
+    corpus_ingestion: {
+      run: (job, control) => services.corpusIngestion.indexRecords(job, control),
+      failed: (tx, job, error) => services.corpusIngestion.recordsFailed(tx, job, error),
+    },
     billing_period: {
       // The transition is a compare-and-set on the period: a late, early or repeated run is harmless.
       run: async (job) => {

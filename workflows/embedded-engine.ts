@@ -113,11 +113,11 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
     await Promise.allSettled([...this.running]);
   }
 
-  /** Runs due jobs until none is left (tests and the CLI use this instead of the background loop). */
-  async drain(): Promise<number> {
+  /** Runs due jobs (of `types`, default all) until none is left (tests and the CLI use this instead of the background loop). */
+  async drain(types: readonly string[] = this.types()): Promise<number> {
     let ran = 0;
     for (;;) {
-      const job = await claimJob(this.db, this.owner, this.options.leaseSeconds, this.types());
+      const job = await claimJob(this.db, this.owner, this.options.leaseSeconds, types);
       if (!job) return ran;
       await this.execute(job);
       ran += 1;

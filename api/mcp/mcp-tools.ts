@@ -54,6 +54,8 @@ const HINTS: Record<string, string> = {
   payment_required: 'The account is suspended; its administrator must contact support.',
   knowledge_base_limit_reached: "The plan's knowledge-base limit is reached; rename or reuse an existing knowledge base.",
   validation_failed: 'Correct the listed fields and call again.',
+  corpus_not_available_on_plan: 'Leave this corpus out of corpora: the plan gives no access to it (REST GET /v1/corpora lists them).',
+  dua_not_accepted: "Leave this corpus out of corpora, or have an admin accept its data-use agreement (REST POST /v1/corpora/{slug}/accept-dua).",
 };
 
 /** A service error as a tool result: the code, the message, its details, and what to do about it. */
@@ -110,8 +112,9 @@ export const MCP_TOOLS: McpTool[] = [
     scope: 'mcp:read',
     title: 'Search knowledge bases',
     description:
-      'Search the knowledge bases this token can see (all of them, or knowledge_base_ids) and return the best-matching chunks, ' +
-      'best first, with their document and score. Same parameters and results as POST /v1/query; counts as a query for quotas and billing.',
+      'Search the knowledge bases this token can see (all of them, or knowledge_base_ids) and the platform corpora the plan allows, and ' +
+      'return the best-matching chunks, best first, with their document (or corpus record) and score. Same parameters and results as ' +
+      'POST /v1/query; counts as a query for quotas and billing.',
     input: z.strictObject(queryRequestSchema.shape),
     output: z.object({ ...queryResponseSchema.shape, results: z.array(z.object(queryResultItemSchema.shape)) }),
     annotations: readOnly,

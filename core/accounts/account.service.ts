@@ -8,6 +8,7 @@ import type { Database } from '../db/database.js';
 import { type DocumentRow, findDocument, findDocumentFile } from '../documents/document.repository.js';
 import { presentDocument } from '../documents/document.service.js';
 import type { DpaService } from '../dpa/dpa.service.js';
+import { duaAcceptancesOfTenant } from '../corpora/corpus.repository.js';
 import { AppError, errors } from '../errors.js';
 import { presentJob } from '../jobs/job.service.js';
 import { ensureInstanceSecret } from '../platform/instance-secret.repository.js';
@@ -67,6 +68,10 @@ export class AccountService {
       ...presentTenant(tenant),
       billing: await this.billing.status(tenantId),
       dpa: { ...(await this.dpa.status(tenantId)), acceptances: await this.dpa.acceptances(tenantId) },
+      corpus_dua_acceptances: (await duaAcceptancesOfTenant(this.db, tenantId)).map((a) => ({
+        ...a,
+        accepted_at: a.accepted_at.toISOString(),
+      })),
     };
   }
 

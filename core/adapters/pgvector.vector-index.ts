@@ -1,13 +1,30 @@
 import type { Database, Queryable } from '../db/database.js';
-import type { VectorHit, VectorIndex } from '../ports/vector-index.js';
-import { type ChunkFilter, chunkFilterSql } from '../search/chunk-filter.js';
+import type { VectorHit, VectorIndex, VectorTarget } from '../ports/vector-index.js';
+import { type ChunkFilter, type PlatformChunkFilter, chunkFilterSql, platformChunkFilterSql } from '../search/chunk-filter.js';
 import { SqlParams, toRealArrayLiteral, toVectorLiteral } from '../shared/sql-params.js';
 
 /** pgvector's HNSW supports `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
 const MAX_VECTOR_HNSW_DIMENSIONS = 2000;
 const MAX_HALFVEC_HNSW_DIMENSIONS = 4000;
-/** The dimension the migration indexes as `idx_chunks_embedding`. */
+/** The dimension the migration indexes as `idx_chunks_embedding` and `idx_platform_chunks_embedding`. */
 const MIGRATED_DIMENSIONS = 1024;
+
+/** Where each target's vectors live, and the name its HNSW indexes start with. */
+const TABLES: Record<VectorTarget, { table: string; index: string }> = {
+  tenant: { table: 'chunks', index: 'idx_chunks_embedding' },
+  platform: { table: 'platform_chunks', index: 'idx_platform_chunks_embedding' },
+};
+
+interface NearestQuery {
+  target: VectorTarget;
+  dimensions: number;
+  vector: Float32Array;
+  limit: number;
+  /** The target's filter as SQL over alias `c`. */
+  where: (params: SqlParams) => string;
+  /** How many chunks the filter could match at most (decides exact scan or HNSW). */
+  candidates: (tx: Queryable) => Promise<number>;
+}
 
 export interface PgVectorIndexOptions {
   /**
@@ -30,15 +47,16 @@ export const DEFAULT_PGVECTOR_OPTIONS: PgVectorIndexOptions = {
 type Mode = { kind: 'hnsw'; type: 'vector' | 'halfvec' } | { kind: 'exact' };
 
 /**
- * Vector search in the database itself. Embeddings live in `chunks.embedding` (real[]); with
- * pgvector, partial HNSW indexes over a cast of that column serve each dimension in use
- * (`vector` ≤ 2,000 dimensions, `halfvec` ≤ 4,000; above that, or without pgvector, searches scan
- * exactly). Filters go into the scan's WHERE clause and iterative index scans keep going until
- * `limit` matching rows are found, so filtering never shortens a result list.
+ * Vector search in the database itself. Embeddings live in `chunks.embedding` (tenants) and
+ * `platform_chunks.embedding` (corpora), as real[]; with pgvector, partial HNSW indexes over a cast
+ * of that column serve each dimension in use (`vector` ≤ 2,000 dimensions, `halfvec` ≤ 4,000; above
+ * that, or without pgvector, searches scan exactly). Filters go into the scan's WHERE clause and
+ * iterative index scans keep going until `limit` matching rows are found, so filtering never
+ * shortens a result list.
  */
 export class PgVectorIndex implements VectorIndex {
   readonly kind = 'postgres';
-  private readonly ensured = new Set<number>();
+  private readonly ensured = new Set<string>();
   private readonly options: PgVectorIndexOptions;
   /** Whether the database has pgvector, looked up on first use (the database may start later than Lore). */
   private pgvector: Promise<boolean> | undefined;
@@ -62,43 +80,69 @@ export class PgVectorIndex implements VectorIndex {
     return { kind: 'hnsw', type: dimensions <= MAX_VECTOR_HNSW_DIMENSIONS ? 'vector' : 'halfvec' };
   }
 
-  async ensureDimensions(dimensions: number): Promise<void> {
-    if (this.ensured.has(dimensions)) return;
+  async ensureDimensions(dimensions: number, target: VectorTarget = 'tenant'): Promise<void> {
+    const key = `${target}:${dimensions}`;
+    if (this.ensured.has(key)) return;
     const mode = await this.mode(dimensions);
     if (mode.kind === 'hnsw' && dimensions !== MIGRATED_DIMENSIONS) {
-      // Data-dependent DDL: one partial index per dimension that knowledge bases actually use.
+      // Data-dependent DDL: one partial index per dimension that knowledge bases or corpora actually use.
       const d = Math.trunc(dimensions);
+      const { table, index } = TABLES[target];
       await this.db.exec(
-        `CREATE INDEX IF NOT EXISTS idx_chunks_embedding_d${d} ON chunks USING hnsw ` +
+        `CREATE INDEX IF NOT EXISTS ${index}_d${d} ON ${table} USING hnsw ` +
           `((embedding::${mode.type}(${d})) ${mode.type}_cosine_ops) WHERE dimensions = ${d}`,
       );
     }
-    this.ensured.add(dimensions);
+    this.ensured.add(key);
   }
 
   async search(params: { filter: ChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
-    const { filter, dimensions: d, vector, limit } = params;
-    if (!filter.knowledgeBaseIds.length || limit < 1) return [];
-    await this.ensureDimensions(d);
+    const { filter } = params;
+    if (!filter.knowledgeBaseIds.length) return [];
+    return this.nearest({
+      ...params,
+      target: 'tenant',
+      where: (p) => chunkFilterSql(filter, p),
+      candidates: (tx) => this.candidateCount(tx, filter),
+    });
+  }
+
+  async searchPlatform(params: { filter: PlatformChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
+    const { filter } = params;
+    if (!filter.corpusIds.length) return [];
+    return this.nearest({
+      ...params,
+      target: 'platform',
+      where: (p) => platformChunkFilterSql(filter, p),
+      candidates: (tx) => this.platformCandidateCount(tx, filter),
+    });
+  }
+
+  /** One statement for both targets: exact scan or HNSW iterative scan, the filter inside either. */
+  private async nearest(query: NearestQuery): Promise<VectorHit[]> {
+    const { target, dimensions: d, vector, limit } = query;
+    if (limit < 1) return [];
+    await this.ensureDimensions(d, target);
     const mode = await this.mode(d);
+    const { table } = TABLES[target];
     return this.db.transaction(async (tx) => {
-      const exact = mode.kind === 'exact' || (await this.candidateCount(tx, filter)) <= this.options.exactScanThreshold;
+      const exact = mode.kind === 'exact' || (await query.candidates(tx)) <= this.options.exactScanThreshold;
       const p = new SqlParams();
-      const where = `${chunkFilterSql(filter, p)} AND c.dimensions = ${Math.trunc(d)}`;
+      const where = `${query.where(p)} AND c.dimensions = ${Math.trunc(d)}`;
       let sql: string;
       if (mode.kind === 'exact') {
         // Unit vectors: cosine similarity is the dot product. Works on any PostgreSQL.
         const q = p.add(toRealArrayLiteral(vector));
         sql = `SELECT c.id AS chunk_id,
                  (SELECT sum(a * b) FROM unnest(c.embedding, ${q}::real[]) AS t(a, b)) AS similarity
-               FROM chunks c WHERE ${where} ORDER BY similarity DESC, c.id LIMIT ${Math.trunc(limit)}`;
+               FROM ${table} c WHERE ${where} ORDER BY similarity DESC, c.id LIMIT ${Math.trunc(limit)}`;
       } else {
         const cast = `${mode.type}(${Math.trunc(d)})`;
         const q = p.add(toVectorLiteral(vector));
         const distance = `(c.embedding::${cast} <=> ${q}::${cast})`;
         if (exact) {
           // "+ 0" keeps the planner off the HNSW index: few candidates are cheaper to scan exactly.
-          sql = `SELECT c.id AS chunk_id, 1 - ${distance} AS similarity FROM chunks c
+          sql = `SELECT c.id AS chunk_id, 1 - ${distance} AS similarity FROM ${table} c
                  WHERE ${where} ORDER BY ${distance} + 0, c.id LIMIT ${Math.trunc(limit)}`;
         } else {
           await tx.exec(
@@ -108,7 +152,7 @@ export class PgVectorIndex implements VectorIndex {
           );
           // relaxed_order may return neighbours slightly out of order; the outer query re-sorts.
           sql = `SELECT chunk_id, similarity FROM (
-                   SELECT c.id AS chunk_id, 1 - ${distance} AS similarity FROM chunks c
+                   SELECT c.id AS chunk_id, 1 - ${distance} AS similarity FROM ${table} c
                    WHERE ${where} ORDER BY ${distance} LIMIT ${Math.trunc(limit)}) s
                  ORDER BY similarity DESC, chunk_id`;
         }
@@ -124,6 +168,15 @@ export class PgVectorIndex implements VectorIndex {
       `SELECT COALESCE(sum(chunk_count), 0)::int AS n FROM documents
        WHERE tenant_id = $1 AND knowledge_base_id = ANY($2::uuid[]) AND status = 'ready'`,
       [filter.scope.tenantId, filter.knowledgeBaseIds],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Platform chunks the filter could match at most: the indexed chunks of the corpora searched. */
+  private async platformCandidateCount(tx: Queryable, filter: PlatformChunkFilter): Promise<number> {
+    const { rows } = await tx.query<{ n: number }>(
+      'SELECT COALESCE(sum(chunk_count), 0)::int AS n FROM corpora WHERE id = ANY($1::uuid[])',
+      [filter.corpusIds],
     );
     return rows[0]?.n ?? 0;
   }

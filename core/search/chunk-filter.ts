@@ -37,3 +37,26 @@ export function chunkFilterSql(filter: ChunkFilter, params: SqlParams, alias = '
   }
   return conditions.join(' AND ');
 }
+
+/**
+ * Which platform corpus chunks a search may return, applied inside the index scan like `ChunkFilter`.
+ * Corpora are shared: the caller decides which corpora the tenant may search.
+ */
+export interface PlatformChunkFilter {
+  corpusIds: string[];
+  /** Every listed key must be in the record's metadata with this value, compared as text. */
+  metadata: Record<string, string>;
+  /** Only chunks embedded by this embedder (vectors of different models are not comparable). */
+  embedder?: string | undefined;
+}
+
+/** SQL condition over platform_chunks aliased `alias`, with its parameters added to `params`. */
+export function platformChunkFilterSql(filter: PlatformChunkFilter, params: SqlParams, alias = 'c'): string {
+  const a = alias;
+  const conditions = [`${a}.corpus_id = ANY(${params.add(filter.corpusIds)}::uuid[])`];
+  for (const [key, value] of Object.entries(filter.metadata)) {
+    conditions.push(`${a}.metadata ->> ${params.add(key)}::text = ${params.add(value)}::text`);
+  }
+  if (filter.embedder) conditions.push(`${a}.embedder = ${params.add(filter.embedder)}`);
+  return conditions.join(' AND ');
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tagsSchema } from '../documents/document.schema.js';
+import { MAX_METADATA_KEYS, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from '../corpora/corpus.schema.js';
 
 export const FILTER_KEYS_DOC =
   '`tags.<key>` (exact value), `created_after` and `created_before` (ISO 8601, exclusive), `document_title` (case-insensitive substring)';
@@ -22,7 +22,24 @@ export const queryRequestSchema = z
       .record(z.string(), z.string())
       .optional()
       .meta({ description: `Keys: ${FILTER_KEYS_DOC}. String values; all must hold.` }),
-    metadata_filter: tagsSchema.optional().meta({ description: 'Filter for platform corpus results (exact values).' }),
+    metadata_filter: z
+      .record(z.string().min(1).max(MAX_METADATA_KEY_CHARS), z.string().max(MAX_METADATA_VALUE_CHARS))
+      .refine((f) => Object.keys(f).length <= MAX_METADATA_KEYS, { message: `at most ${MAX_METADATA_KEYS} keys` })
+      .optional()
+      .meta({
+        description:
+          'Filters platform corpus results by record metadata: `{<key>: <value>}`, string values, exact match (numbers and booleans ' +
+          'compare as their JSON text, e.g. "2019", "true"); all must hold. Does not affect results from your own documents.',
+      }),
+    corpora: z
+      .array(z.string().min(1).max(63))
+      .max(100)
+      .optional()
+      .meta({
+        description:
+          'Search only these platform corpora (slugs); [] searches none. Default: every corpus your plan gives access to and ' +
+          'whose data-use agreement you accepted where one is required. Unknown: 404; not on your plan or not accepted: 403.',
+      }),
     source_language: z
       .string()
       .default('auto')
@@ -36,15 +53,15 @@ export const queryResultItemSchema = z
   .object({
     content: z.string(),
     score: z.number().meta({ description: 'Fused relevance: higher is better (reciprocal-rank fusion of vector and keyword ranks).' }),
-    source: z.string().meta({ description: '`tenant` for own documents.' }),
+    source: z.string().meta({ description: '`tenant` for own documents; the corpus slug for platform corpus results.' }),
     document_id: z.uuid().optional(),
     chunk_id: z.uuid().optional(),
     knowledge_base_id: z.uuid().optional(),
     document_title: z.string().optional(),
     chunk_index: z.number().int().optional(),
     document_tags: z.record(z.string(), z.string()).optional(),
-    source_record_id: z.string().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    source_record_id: z.string().optional().meta({ description: "Platform results: the record's id in its corpus." }),
+    metadata: z.record(z.string(), z.unknown()).optional().meta({ description: "Platform results: the record's metadata." }),
     content_original: z.string().optional(),
   })
   .meta({ id: 'QueryResultItem' });

@@ -1,4 +1,6 @@
 import type { RequestContext } from '../context.js';
+import { corpusNotAvailableOnPlan, duaNotAccepted, isSearchable } from '../corpora/corpus-access.js';
+import { type TenantCorpusRow, corporaOfTenant } from '../corpora/corpus.repository.js';
 import type { Database } from '../db/database.js';
 import { ValidationError, errors } from '../errors.js';
 import { TEXT_SEARCH_CONFIG } from '../ingestion/ingestion.service.js';
@@ -10,7 +12,7 @@ import { scopeOf } from '../shared/scope.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { chunkDetails, keywordSearch } from './search.repository.js';
+import { chunkDetails, keywordSearch, platformChunkDetails, platformKeywordSearch } from './search.repository.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 
 export interface SearchOptions {
@@ -52,10 +54,24 @@ export function parseFilters(filters: Record<string, string> | undefined): Parse
   return out;
 }
 
+/** Platform chunk ids are kept apart from tenant chunk ids while the lists are fused. */
+const PLATFORM_PREFIX = 'p:';
+
+function groupByDimensions(items: Array<{ id: string; dimensions: number }>): Map<number, string[]> {
+  const groups = new Map<number, string[]>();
+  for (const item of items) groups.set(item.dimensions, [...(groups.get(item.dimensions) ?? []), item.id]);
+  return groups;
+}
+
 /**
  * Hybrid retrieval: vector search (per embedding dimension in use) and keyword search over the
  * same filtered chunk set, fused by reciprocal rank. Only chunks of fully indexed documents are
  * searchable; a deleted document's chunks are gone with it.
+ *
+ * The chunks of the platform corpora the tenant may search join both retrievers: each retriever's
+ * tenant and platform candidates are merged into one list by their raw score (cosine similarity of
+ * the same query vector; the same text rank), and the two lists are then fused as before, so a
+ * corpus passage ranks among the tenant's own chunks by relevance.
  */
 export class SearchService {
   constructor(
@@ -88,47 +104,83 @@ export class SearchService {
       const missing = request.knowledge_base_ids.find((id) => !isUuid(id) || !kbs.some((kb) => kb.id === id));
       if (missing !== undefined) throw errors.notFound('knowledge base');
     }
-    if (!kbs.length) return [];
+    const corpora = await this.corporaToSearch(ctx, request.corpora);
+    if (!kbs.length && !corpora.length) return [];
 
     const limit = Math.max(this.options.minCandidates, this.options.candidateFactor * request.top_k);
-    const byDimensions = new Map<number, string[]>();
-    for (const kb of kbs) byDimensions.set(kb.dimensions, [...(byDimensions.get(kb.dimensions) ?? []), kb.id]);
     const baseFilter = { scope, ...filters };
+    const platformFilter = { metadata: request.metadata_filter ?? {}, embedder: this.embedder.id };
+    const queryVectors = new Map<number, Promise<Float32Array>>();
+    const queryVector = (dimensions: number): Promise<Float32Array> => {
+      let vector = queryVectors.get(dimensions);
+      if (!vector) {
+        vector = this.embedder.embed([request.query], { dimensions, kind: 'query' }).then(([v]) => v!);
+        queryVectors.set(dimensions, vector);
+      }
+      return vector;
+    };
+    const platformIds = <T extends { chunkId: string }>(hits: T[]): T[] =>
+      hits.map((h) => ({ ...h, chunkId: PLATFORM_PREFIX + h.chunkId }));
 
     const { mode } = this.options;
     const vectorHits = (
-      mode === 'keyword' ? [] : await Promise.all(
-        [...byDimensions.entries()].map(async ([dimensions, ids]) => {
-          const [vector] = await this.embedder.embed([request.query], { dimensions, kind: 'query' });
-          return this.vectors.search({
+      mode === 'keyword' ? [] : await Promise.all([
+        ...[...groupByDimensions(kbs)].map(async ([dimensions, ids]) =>
+          this.vectors.search({
             filter: { ...baseFilter, knowledgeBaseIds: ids, embedder: this.embedder.id },
             dimensions,
-            vector: vector!,
+            vector: await queryVector(dimensions),
             limit,
-          });
-        }),
-      )
+          }),
+        ),
+        ...[...groupByDimensions(corpora)].map(async ([dimensions, ids]) =>
+          platformIds(
+            await this.vectors.searchPlatform({
+              filter: { ...platformFilter, corpusIds: ids },
+              dimensions,
+              vector: await queryVector(dimensions),
+              limit,
+            }),
+          ),
+        ),
+      ])
     )
       .flat()
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, limit);
+    const keywordArgs = { query: request.query, configs: ALL_TEXT_SEARCH_CONFIGS, limit };
     const keywordHits =
       mode === 'vector'
         ? []
-        : await keywordSearch(this.db, {
-            filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) },
-            query: request.query,
-            configs: ALL_TEXT_SEARCH_CONFIGS,
-            limit,
-          });
+        : [
+            ...(kbs.length
+              ? await keywordSearch(this.db, { ...keywordArgs, filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) } })
+              : []),
+            ...platformIds(
+              await platformKeywordSearch(this.db, { ...keywordArgs, filter: { ...platformFilter, corpusIds: corpora.map((c) => c.id) } }),
+            ),
+          ]
+            .sort((a, b) => b.rank - a.rank)
+            .slice(0, limit);
 
     const fused = reciprocalRankFusion(
       [vectorHits.map((h) => h.chunkId), keywordHits.map((h) => h.chunkId)],
       this.options.fusion,
     ).slice(0, request.top_k);
-    const details = await chunkDetails(this.db, ctx.tenantId, fused.map((f) => f.id));
+    const isPlatform = (id: string) => id.startsWith(PLATFORM_PREFIX);
+    const details = await chunkDetails(this.db, ctx.tenantId, fused.filter((f) => !isPlatform(f.id)).map((f) => f.id));
+    const platformDetails = await platformChunkDetails(
+      this.db,
+      corpora.map((c) => c.id),
+      fused.filter((f) => isPlatform(f.id)).map((f) => f.id.slice(PLATFORM_PREFIX.length)),
+    );
     const results: QueryResultItem[] = [];
     for (const { id, score } of fused) {
+      if (isPlatform(id)) {
+        const p = platformDetails.get(id.slice(PLATFORM_PREFIX.length));
+        if (p) results.push({ content: p.content, score, source: p.corpus, source_record_id: p.source_record_id, metadata: p.metadata });
+        continue;
+      }
       const c = details.get(id);
       if (!c) continue;
       results.push({
@@ -144,5 +196,26 @@ export class SearchService {
       });
     }
     return results;
+  }
+
+  /**
+   * The corpora a query searches: by default every one the tenant's plan gives access to and whose
+   * data-use agreement it accepted where one is required; `corpora` narrows that down ([] is none),
+   * and naming one the tenant may not search is an error (404 unknown, 403 plan or agreement).
+   */
+  private async corporaToSearch(ctx: RequestContext, requested: string[] | undefined): Promise<TenantCorpusRow[]> {
+    if (requested?.length === 0) return [];
+    const all = await corporaOfTenant(this.db, ctx.tenantId, ctx.tenant.plan);
+    if (!requested) return all.filter((c) => isSearchable(c) && c.chunk_count > 0);
+    const bySlug = new Map(all.map((c) => [c.slug, c]));
+    const chosen = new Map<string, TenantCorpusRow>();
+    for (const slug of requested) {
+      const corpus = bySlug.get(slug);
+      if (!corpus) throw errors.notFound('corpus');
+      if (!corpus.accessible) throw corpusNotAvailableOnPlan(slug, ctx.tenant.plan);
+      if (!isSearchable(corpus)) throw duaNotAccepted(slug);
+      if (corpus.chunk_count > 0) chosen.set(corpus.id, corpus);
+    }
+    return [...chosen.values()];
   }
 }

@@ -306,7 +306,9 @@ for (const database of testDatabases()) {
           const mcp = await connectMcp(app, kind, { credentials: await registerOAuthClient(app, t.id, ['mcp:read']) });
           const search = (await mcp.listTools()).tools.find((x) => x.name === 'search')!;
           const properties = Object.keys(search.inputSchema.properties ?? {}).sort();
-          assert.deepEqual(properties, ['filters', 'knowledge_base_ids', 'metadata_filter', 'query', 'source_language', 'top_k', 'translate_response']);
+          assert.deepEqual(properties, [
+            'corpora', 'filters', 'knowledge_base_ids', 'metadata_filter', 'query', 'source_language', 'top_k', 'translate_response',
+          ]);
           assert.deepEqual(search.inputSchema.required, ['query']);
           await mcp.close();
         });

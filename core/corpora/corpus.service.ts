@@ -1,0 +1,214 @@
+import type { RequestContext } from '../context.js';
+import type { Database } from '../db/database.js';
+import { errors } from '../errors.js';
+import { type ChunkingOptions, chunkText } from '../ingestion/chunker.js';
+import type { JobRow } from '../jobs/job.repository.js';
+import type { VectorIndex } from '../ports/vector-index.js';
+import type { WorkflowEngine } from '../ports/workflow-engine.js';
+import { isUuid } from '../shared/ids.js';
+import { corpusNotAvailableOnPlan } from './corpus-access.js';
+import {
+  type CorpusRow,
+  corporaOfTenant,
+  corpusJobs,
+  deleteCorpus,
+  deleteRecord,
+  findCorpus,
+  findCorpusJob,
+  findRecord,
+  insertCorpus,
+  insertDuaAcceptance,
+  listCorpora,
+  recordCounts,
+  updateCorpus,
+  upsertRecords,
+} from './corpus.repository.js';
+import {
+  type CorpusAdminView,
+  type CorpusJobView,
+  type CorpusRecordView,
+  type CorpusView,
+  type CreateCorpusInput,
+  type LoadRecordsInput,
+  type UpdateCorpusInput,
+  corpusSlugSchema,
+} from './corpus.schema.js';
+
+export function presentCorpusJob(job: JobRow, slug: string): CorpusJobView {
+  return {
+    id: job.id,
+    job_type: 'corpus_ingestion',
+    corpus: slug,
+    status: job.status,
+    error: job.error,
+    records: Number(job.payload.records ?? 0),
+    total_chunks: job.total_chunks,
+    processed_chunks: job.processed_chunks,
+    attempts: job.attempts,
+    created_at: job.created_at.toISOString(),
+    completed_at: job.completed_at?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Platform corpora: shared collections owned by the instance. The platform operator creates them
+ * and loads records (internal admin API, CLI); tenants list them, accept their data-use agreements,
+ * and search them with their queries (see SearchService).
+ */
+export class CorpusService {
+  constructor(
+    private readonly db: Database,
+    private readonly vectors: VectorIndex,
+    private readonly engine: WorkflowEngine,
+    private readonly options: { chunking: ChunkingOptions },
+  ) {}
+
+  private async present(c: CorpusRow): Promise<CorpusAdminView> {
+    return {
+      id: c.id,
+      slug: c.slug,
+      name: c.name,
+      license_info: c.license_info,
+      requires_dua: c.requires_dua,
+      plans: c.plans,
+      dimensions: c.dimensions,
+      records: await recordCounts(this.db, c.id),
+      chunk_count: c.chunk_count,
+      created_at: c.created_at.toISOString(),
+      updated_at: c.updated_at.toISOString(),
+    };
+  }
+
+  /** The corpus of a slug; anything that is not a corpus's slug is 404. */
+  private async find(slug: string): Promise<CorpusRow> {
+    const corpus = corpusSlugSchema.safeParse(slug).success ? await findCorpus(this.db, slug) : undefined;
+    if (!corpus) throw errors.notFound('corpus');
+    return corpus;
+  }
+
+  async create(input: CreateCorpusInput): Promise<CorpusAdminView> {
+    // The vector index for the dimension exists before the first chunk arrives.
+    await this.vectors.ensureDimensions(input.dimensions, 'platform');
+    const corpus = await insertCorpus(this.db, input);
+    if (!corpus) throw errors.conflict('corpus_exists', `A corpus with the slug ${input.slug} exists.`);
+    return this.present(corpus);
+  }
+
+  async list(): Promise<{ corpora: CorpusAdminView[] }> {
+    const corpora = await listCorpora(this.db);
+    return { corpora: await Promise.all(corpora.map((c) => this.present(c))) };
+  }
+
+  async get(slug: string): Promise<CorpusAdminView> {
+    return this.present(await this.find(slug));
+  }
+
+  /** Changes apply to the next query: plans and `requires_dua` decide access at query time. */
+  async update(slug: string, patch: UpdateCorpusInput): Promise<CorpusAdminView> {
+    await this.find(slug);
+    const corpus = await updateCorpus(this.db, slug, patch);
+    if (!corpus) throw errors.notFound('corpus');
+    return this.present(corpus);
+  }
+
+  async delete(slug: string): Promise<void> {
+    await this.find(slug);
+    if (!(await this.db.transaction((tx) => deleteCorpus(tx, slug)))) throw errors.notFound('corpus');
+  }
+
+  /**
+   * Stores records (a record with an existing `source_record_id` is replaced) and queues one
+   * corpus_ingestion job for them, in one transaction. Records become searchable as the job indexes them.
+   */
+  async loadRecords(slug: string, input: LoadRecordsInput): Promise<{ job_id: string; records: number; total_chunks: number }> {
+    const corpus = await this.find(slug);
+    const records = input.records.map((r) => ({
+      sourceRecordId: r.source_record_id,
+      content: r.content,
+      contentBytes: Buffer.byteLength(r.content, 'utf8'),
+      metadata: r.metadata,
+      chunkCount: chunkText(r.content, this.options.chunking).length,
+    }));
+    const totalChunks = records.reduce((n, r) => n + r.chunkCount, 0);
+    const jobId = await this.db.transaction(async (tx) => {
+      const id = await this.engine.enqueue(tx, {
+        type: 'corpus_ingestion',
+        tenantId: null,
+        totalChunks,
+        payload: { corpus_id: corpus.id, records: records.length, chunking: this.options.chunking },
+      });
+      await upsertRecords(tx, corpus.id, id!, records);
+      return id!;
+    });
+    this.engine.notify();
+    return { job_id: jobId, records: records.length, total_chunks: totalChunks };
+  }
+
+  async getRecord(slug: string, sourceRecordId: string): Promise<CorpusRecordView> {
+    const corpus = await this.find(slug);
+    const record = await findRecord(this.db, corpus.id, sourceRecordId);
+    if (!record) throw errors.notFound('record');
+    return {
+      source_record_id: record.source_record_id,
+      status: record.status,
+      content_bytes: Number(record.content_bytes),
+      chunk_count: record.chunk_count,
+      metadata: record.metadata,
+      error: record.error,
+      created_at: record.created_at.toISOString(),
+      updated_at: record.updated_at.toISOString(),
+    };
+  }
+
+  /** Removes a record and its chunks from search at once (e.g. a takedown). */
+  async deleteRecord(slug: string, sourceRecordId: string): Promise<void> {
+    const corpus = await this.find(slug);
+    if (!(await this.db.transaction((tx) => deleteRecord(tx, corpus.id, sourceRecordId)))) throw errors.notFound('record');
+  }
+
+  async jobs(slug: string): Promise<{ jobs: CorpusJobView[] }> {
+    const corpus = await this.find(slug);
+    return { jobs: (await corpusJobs(this.db, corpus.id)).map((j) => presentCorpusJob(j, corpus.slug)) };
+  }
+
+  async job(slug: string, jobId: string): Promise<CorpusJobView> {
+    const corpus = await this.find(slug);
+    const job = isUuid(jobId) ? await findCorpusJob(this.db, corpus.id, jobId) : undefined;
+    if (!job) throw errors.notFound('job');
+    return presentCorpusJob(job, corpus.slug);
+  }
+
+  /** GET /v1/corpora: every corpus of the instance, with what it means for the caller's tenant. */
+  async listForTenant(ctx: RequestContext): Promise<{ corpora: CorpusView[] }> {
+    const corpora = await corporaOfTenant(this.db, ctx.tenantId, ctx.tenant.plan);
+    return {
+      corpora: corpora.map((c) => ({
+        slug: c.slug,
+        name: c.name,
+        license_info: c.license_info,
+        requires_dua: c.requires_dua,
+        accepted: c.accepted,
+        accessible: c.accessible,
+      })),
+    };
+  }
+
+  /**
+   * POST /v1/corpora/{slug}/accept-dua: records, for the tenant and all its sub-tenants, who
+   * accepted (X-Accepted-By), when, and with which key. Accepting again keeps the first record.
+   */
+  async acceptDua(ctx: RequestContext, slug: string, acceptedBy: string | null): Promise<{ status: 'ok' }> {
+    const corpus = corpusSlugSchema.safeParse(slug).success
+      ? (await corporaOfTenant(this.db, ctx.tenantId, ctx.tenant.plan)).find((c) => c.slug === slug)
+      : undefined;
+    if (!corpus) throw errors.notFound('corpus');
+    if (!corpus.accessible) throw corpusNotAvailableOnPlan(slug, ctx.tenant.plan);
+    await insertDuaAcceptance(this.db, {
+      tenantId: ctx.tenantId,
+      corpusId: corpus.id,
+      acceptedBy,
+      apiKeyId: ctx.principal.kind === 'api_key' ? ctx.principal.id : null,
+    });
+    return { status: 'ok' };
+  }
+}
