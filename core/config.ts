@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { TranslationEngineName } from './ports/translator.js';
 
 /**
  * Every environment variable Lore reads, parsed once. Nothing else in the codebase reads
@@ -62,6 +63,19 @@ const envSchema = z.object({
   OAUTH_TOKEN_VERIFIER: z.enum(['local', 'jwks']).default('local'),
   OAUTH_JWKS_URL: urlString.optional(),
   OAUTH_ISSUER: z.string().min(1).optional(),
+  TRANSLATION_ENGINES: z
+    .string()
+    .regex(/^none$|^(apertium|libretranslate|deepl)(\s*,\s*(apertium|libretranslate|deepl))*$/, 'none, or a comma-separated list of apertium, libretranslate, deepl')
+    .optional(),
+  APERTIUM_BINARY: z.string().min(1).default('apertium'),
+  APERTIUM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  APERTIUM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  LIBRETRANSLATE_URL: urlString.optional(),
+  LIBRETRANSLATE_API_KEY: z.string().min(1).optional(),
+  DEEPL_URL: urlString.optional(),
+  DEEPL_API_KEY: z.string().min(1).optional(),
+  TRANSLATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  TRANSLATION_HEALTH_TTL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -108,6 +122,19 @@ export interface Config {
     signingKeyFile: string | undefined;
     verifier: { kind: 'local' } | { kind: 'jwks'; jwksUrl: string; issuer: string };
   };
+  /**
+   * Translation engines: `auto` (unset) uses Apertium when its program is found, else none; an empty
+   * list turns translation off. Whatever the order given, the best engine serving a pair translates it.
+   */
+  translation: {
+    engines: 'auto' | TranslationEngineName[];
+    apertium: { binary: string; timeoutMs: number; concurrency: number };
+    libreTranslate: { url: string; apiKey: string | undefined } | undefined;
+    deepl: { url: string | undefined; apiKey: string } | undefined;
+    /** Per attempt of an HTTP engine. */
+    httpTimeoutMs: number;
+    healthTtlSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -149,6 +176,25 @@ export function loadConfig(env: Env = process.env): Config {
           issuer: e.OAUTH_ISSUER ?? fail('OAUTH_ISSUER', 'required when OAUTH_TOKEN_VERIFIER=jwks'),
         }
       : { kind: 'local' };
+  const engines: Config['translation']['engines'] =
+    e.TRANSLATION_ENGINES === undefined
+      ? 'auto'
+      : e.TRANSLATION_ENGINES === 'none'
+        ? []
+        : [...new Set(e.TRANSLATION_ENGINES.split(',').map((name) => name.trim() as TranslationEngineName))];
+  const wants = (name: TranslationEngineName) => engines !== 'auto' && engines.includes(name);
+  const translation: Config['translation'] = {
+    engines,
+    apertium: { binary: e.APERTIUM_BINARY, timeoutMs: e.APERTIUM_TIMEOUT_MS, concurrency: e.APERTIUM_CONCURRENCY },
+    libreTranslate: wants('libretranslate')
+      ? { url: e.LIBRETRANSLATE_URL ?? fail('LIBRETRANSLATE_URL', 'required when TRANSLATION_ENGINES includes libretranslate'), apiKey: e.LIBRETRANSLATE_API_KEY }
+      : undefined,
+    deepl: wants('deepl')
+      ? { url: e.DEEPL_URL, apiKey: e.DEEPL_API_KEY ?? fail('DEEPL_API_KEY', 'required when TRANSLATION_ENGINES includes deepl') }
+      : undefined,
+    httpTimeoutMs: e.TRANSLATION_TIMEOUT_MS,
+    healthTtlSeconds: e.TRANSLATION_HEALTH_TTL_SECONDS,
+  };
   const database: Config['database'] = e.DATABASE_URL
     ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
     : { kind: 'embedded' };
@@ -188,5 +234,6 @@ export function loadConfig(env: Env = process.env): Config {
       signingKeyFile: e.OAUTH_SIGNING_KEY_FILE ? path.resolve(e.OAUTH_SIGNING_KEY_FILE) : undefined,
       verifier: oauthVerifier,
     },
+    translation,
   };
 }

@@ -33,6 +33,9 @@ describe('config', () => {
     ['LOG_LEVEL', 'loud'],
     ['PUBLIC_BASE_URL', 'ftp://x'],
     ['METRICS_ENABLED', 'maybe'],
+    ['TRANSLATION_ENGINES', 'google'],
+    ['TRANSLATION_ENGINES', 'none,apertium'],
+    ['LIBRETRANSLATE_URL', 'not a url'],
   ] as const) {
     it(`refuses ${name}=${value} with a one-line message naming it`, () => {
       assert.throws(
@@ -46,4 +49,20 @@ describe('config', () => {
       );
     });
   }
+
+  it('picks translation engines: auto by default, none, or a list whose HTTP engines need their settings', () => {
+    assert.equal(loadConfig({}).translation.engines, 'auto');
+    assert.deepEqual(loadConfig({ TRANSLATION_ENGINES: 'none' }).translation.engines, []);
+    const c = loadConfig({
+      TRANSLATION_ENGINES: 'apertium, libretranslate,deepl,apertium',
+      LIBRETRANSLATE_URL: 'http://lt:5000',
+      DEEPL_API_KEY: 'key:fx',
+    });
+    assert.deepEqual(c.translation.engines, ['apertium', 'libretranslate', 'deepl']);
+    assert.deepEqual(c.translation.libreTranslate, { url: 'http://lt:5000', apiKey: undefined });
+    assert.deepEqual(c.translation.deepl, { url: undefined, apiKey: 'key:fx' });
+    assert.deepEqual(c.translation.apertium, { binary: 'apertium', timeoutMs: 20_000, concurrency: 2 });
+    assert.throws(() => loadConfig({ TRANSLATION_ENGINES: 'libretranslate' }), /LIBRETRANSLATE_URL: required/);
+    assert.throws(() => loadConfig({ TRANSLATION_ENGINES: 'deepl' }), /DEEPL_API_KEY: required/);
+  });
 });

@@ -1,0 +1,155 @@
+import type {
+  EngineCapabilities,
+  LanguagePair,
+  PairStatus,
+  TranslationEngine,
+  TranslationEngineName,
+  Translator,
+} from '../ports/translator.js';
+import { ENGINE_PREFERENCE, TranslatorError, pairKey } from '../ports/translator.js';
+import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
+
+export interface CompositeTranslatorOptions {
+  /** How long a health answer (the probes) is reused (default 60 000). */
+  healthTtlMs?: number;
+  /** An engine that could not be asked for its pairs is asked again after this long (default 30 000). */
+  rediscoverAfterMs?: number;
+  now?: () => number;
+}
+
+interface EngineState {
+  capabilities: EngineCapabilities | undefined;
+  /** When asking it last failed; it is asked again after `rediscoverAfterMs`. */
+  failedAt: number | undefined;
+  pending: Promise<EngineCapabilities | undefined> | undefined;
+}
+
+/**
+ * The configured engines combined behind the Translator port. A pair goes to the best engine that
+ * serves it (`ENGINE_PREFERENCE`: DeepL, LibreTranslate, Apertium), and to the next one when that
+ * fails. Engines are asked for their pairs once (`discover` at start-up); one that cannot be asked
+ * is asked again later, and meanwhile a pair only it might serve is "unavailable", not "unsupported".
+ */
+export class CompositeTranslator implements Translator {
+  readonly engines: readonly TranslationEngineName[];
+  private readonly ordered: TranslationEngine[];
+  private readonly state = new Map<TranslationEngineName, EngineState>();
+  private readonly healthTtlMs: number;
+  private readonly rediscoverAfterMs: number;
+  private readonly now: () => number;
+  private healthCache: { at: number; value: Promise<PairStatus[]> } | undefined;
+
+  constructor(engines: TranslationEngine[], options: CompositeTranslatorOptions = {}) {
+    this.ordered = [...engines].sort((a, b) => ENGINE_PREFERENCE.indexOf(a.name) - ENGINE_PREFERENCE.indexOf(b.name));
+    this.engines = this.ordered.map((e) => e.name);
+    for (const engine of this.ordered) this.state.set(engine.name, { capabilities: undefined, failedAt: undefined, pending: undefined });
+    this.healthTtlMs = options.healthTtlMs ?? 60_000;
+    this.rediscoverAfterMs = options.rediscoverAfterMs ?? 30_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Asks every engine for its pairs (at start-up); never throws. */
+  async discover(): Promise<void> {
+    await Promise.all(this.ordered.map((engine) => this.capabilitiesOf(engine)));
+  }
+
+  private capabilitiesOf(engine: TranslationEngine): Promise<EngineCapabilities | undefined> {
+    const state = this.state.get(engine.name)!;
+    if (state.capabilities) return Promise.resolve(state.capabilities);
+    if (state.pending) return state.pending;
+    if (state.failedAt !== undefined && this.now() - state.failedAt < this.rediscoverAfterMs) return Promise.resolve(undefined);
+    state.pending = engine
+      .discover()
+      .then(
+        (capabilities) => {
+          state.capabilities = capabilities;
+          state.failedAt = undefined;
+          return capabilities;
+        },
+        () => {
+          state.failedAt = this.now();
+          return undefined;
+        },
+      )
+      .finally(() => {
+        state.pending = undefined;
+      });
+    return state.pending;
+  }
+
+  async candidates(pair: LanguagePair): Promise<TranslationEngineName[]> {
+    const key = pairKey(pair);
+    const found: TranslationEngineName[] = [];
+    let unknown = false;
+    for (const engine of this.ordered) {
+      const capabilities = await this.capabilitiesOf(engine);
+      if (!capabilities) unknown = true;
+      else if (capabilities.has(key)) found.push(engine.name);
+    }
+    if (!found.length && unknown) {
+      throw new TranslatorError('unavailable', `No reachable translation engine serves ${key} at the moment`);
+    }
+    return found;
+  }
+
+  async translate(texts: string[], pair: LanguagePair): Promise<{ texts: string[]; engine: TranslationEngineName }> {
+    const names = await this.candidates(pair);
+    if (!names.length) throw new TranslatorError('failed', `No configured engine serves ${pairKey(pair)}`);
+    const failures: TranslatorError[] = [];
+    for (const name of names) {
+      const engine = this.ordered.find((e) => e.name === name)!;
+      try {
+        const translated = await engine.translate(texts, pair);
+        if (translated.length !== texts.length) throw new TranslatorError('failed', `${name} answered ${translated.length} texts for ${texts.length}`);
+        return { texts: translated, engine: name };
+      } catch (error) {
+        failures.push(error instanceof TranslatorError ? error : new TranslatorError('failed', `${name} failed`, { cause: error }));
+      }
+    }
+    // A crash or timeout anywhere is a failure (500); only engines that all could not be reached make it unavailable (503).
+    const failed = failures.find((f) => f.code === 'failed');
+    throw failed ?? failures[0]!;
+  }
+
+  health(): Promise<PairStatus[]> {
+    const cached = this.healthCache;
+    if (cached && this.now() - cached.at < this.healthTtlMs) return cached.value;
+    const value = this.probeAll();
+    this.healthCache = { at: this.now(), value };
+    return value;
+  }
+
+  private async probeAll(): Promise<PairStatus[]> {
+    const results = await Promise.all(
+      this.ordered.map(async (engine) => {
+        const capabilities = await this.capabilitiesOf(engine);
+        let working = new Map<string, boolean>();
+        if (capabilities) {
+          try {
+            working = await engine.probe(capabilities);
+          } catch {
+            working = new Map();
+          }
+        }
+        return { engine: engine.name, capabilities, working };
+      }),
+    );
+    const statuses: PairStatus[] = [];
+    for (const source of SUPPORTED_LANGUAGES) {
+      for (const target of SUPPORTED_LANGUAGES) {
+        if (source === target) continue;
+        const key = pairKey({ source, target });
+        const serving = results.filter((r) => r.capabilities?.has(key));
+        const best = serving.find((r) => r.working.get(key) === true) ?? serving[0];
+        statuses.push({
+          source,
+          target,
+          status: !best ? 'unavailable' : best.working.get(key) === true ? 'loaded' : 'failed',
+          engine: best?.engine ?? null,
+          pivot: best?.capabilities?.get(key)?.pivot ?? null,
+        });
+      }
+    }
+    return statuses;
+  }
+}

@@ -1,0 +1,267 @@
+import assert from 'node:assert/strict';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ApertiumTranslator } from '../../core/adapters/apertium.translator.js';
+import { CompositeTranslator } from '../../core/adapters/composite.translator.js';
+import { DeepLTranslator } from '../../core/adapters/deepl.translator.js';
+import { LibreTranslateTranslator } from '../../core/adapters/libretranslate.translator.js';
+import { TranslatorError, pairKey } from '../../core/ports/translator.js';
+import { FakeDeepLServer } from '../support/fake-deepl.server.js';
+import { fakeTranslation } from '../support/fake-http.server.js';
+import { FakeLibreTranslateServer } from '../support/fake-libretranslate.server.js';
+
+async function rejection(promise: Promise<unknown>): Promise<TranslatorError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof TranslatorError, `expected a TranslatorError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected a rejection');
+}
+
+/** The 16 pairs Debian's Apertium packages give: en, es, fr, it among themselves, and ro into each of them. */
+const APERTIUM_PAIRS = [
+  ...['en', 'es', 'fr', 'it'].flatMap((s) => ['en', 'es', 'fr', 'it'].filter((t) => t !== s).map((t) => `${s}-${t}`)),
+  'ro-en', 'ro-es', 'ro-fr', 'ro-it',
+].sort();
+
+describe('ApertiumTranslator (the installed Debian packages)', () => {
+  const apertium = new ApertiumTranslator();
+
+  it('finds its modes with apertium -l, and pivots through Spanish where no direct pair exists', async () => {
+    const capabilities = await apertium.discover();
+    assert.deepEqual([...capabilities.keys()].sort(), APERTIUM_PAIRS);
+    for (const direct of ['en-es', 'es-en', 'fr-es', 'es-fr', 'it-es', 'es-it', 'ro-es']) assert.deepEqual(capabilities.get(direct), {});
+    for (const pivot of ['en-fr', 'fr-en', 'en-it', 'it-en', 'fr-it', 'it-fr', 'ro-en', 'ro-fr', 'ro-it']) {
+      assert.deepEqual(capabilities.get(pivot), { pivot: 'es' });
+    }
+  });
+
+  it('translates directly and through Spanish, without unknown-word marks', async () => {
+    assert.deepEqual(await apertium.translate(['The cat is on the table.'], { source: 'en', target: 'es' }), ['El gato es en la mesa.']);
+    const [french] = await apertium.translate(['The cat is on the table.'], { source: 'en', target: 'fr' });
+    assert.match(french!, /chat/);
+    const [english] = await apertium.translate(['Pisica este pe masă. Zorblax.'], { source: 'ro', target: 'en' });
+    assert.match(english!, /table/);
+    assert.ok(english!.includes('Zorblax') && !english!.includes('*'));
+  });
+
+  it('translates a batch in one run, keeping order, paragraphs, blank texts and the separator character safe', async () => {
+    const out = await apertium.translate(
+      ['The house is big.', '', 'Good morning.\n\nThe dog is here.', 'The car \u241e is red.', '   '],
+      { source: 'en', target: 'es' },
+    );
+    assert.equal(out.length, 5);
+    assert.match(out[0]!, /casa/);
+    assert.equal(out[1], '');
+    assert.match(out[2]!, /^Buenos días\.\n\n.*perro/);
+    assert.match(out[3]!, /coche|carro/);
+    assert.equal(out[4], '   ');
+  });
+
+  it('probes every pair with a sample sentence', async () => {
+    const working = await apertium.probe(await apertium.discover());
+    assert.deepEqual([...working.keys()].sort(), APERTIUM_PAIRS);
+    assert.ok([...working.values()].every(Boolean));
+  });
+
+  describe('with a broken program', () => {
+    let dir: string;
+    before(async () => {
+      dir = await mkdtemp(path.join(tmpdir(), 'lore-fake-apertium-'));
+    });
+    after(() => rm(dir, { recursive: true, force: true }));
+
+    /** A stand-in `apertium` program: lists one mode, then behaves as `body` says when translating. */
+    async function program(name: string, body: string): Promise<string> {
+      const file = path.join(dir, name);
+      await writeFile(file, `#!/bin/sh\nif [ "$1" = "-l" ]; then echo "eng-spa"; exit 0; fi\n${body}\n`);
+      await chmod(file, 0o755);
+      return file;
+    }
+
+    it('kills a run that exceeds its time limit (failed)', async () => {
+      const binary = await program('hangs', 'sleep 30');
+      const started = Date.now();
+      const error = await rejection(new ApertiumTranslator({ binary, timeoutMs: 300 }).translate(['x'], { source: 'en', target: 'es' }));
+      assert.equal(error.code, 'failed');
+      assert.match(error.message, /timed out/);
+      assert.ok(Date.now() - started < 5_000);
+    });
+
+    it('reports a crash or an empty answer as failed, a missing program as unavailable', async () => {
+      const crash = await program('crashes', 'echo "Segmentation fault" >&2; exit 139');
+      assert.equal((await rejection(new ApertiumTranslator({ binary: crash }).translate(['x'], { source: 'en', target: 'es' }))).code, 'failed');
+      const silent = await program('silent', 'cat > /dev/null; echo "cg-proc: command not found" >&2; exit 0');
+      const empty = await rejection(new ApertiumTranslator({ binary: silent }).translate(['x'], { source: 'en', target: 'es' }));
+      assert.equal(empty.code, 'failed');
+      assert.match(empty.message, /no output/);
+      const broken = new ApertiumTranslator({ binary: silent });
+      assert.deepEqual([...(await broken.probe(await broken.discover())).values()], [false]);
+      const missing = await rejection(new ApertiumTranslator({ binary: path.join(dir, 'nothing-here') }).discover());
+      assert.equal(missing.code, 'unavailable');
+      assert.equal(ApertiumTranslator.isInstalled(path.join(dir, 'nothing-here')), false);
+      assert.equal(ApertiumTranslator.isInstalled(), true);
+    });
+  });
+});
+
+describe('LibreTranslateTranslator (against a fake LibreTranslate server)', () => {
+  let fake: FakeLibreTranslateServer;
+  beforeEach(async () => {
+    fake = await FakeLibreTranslateServer.start({ apiKey: 'lt-secret' });
+  });
+  afterEach(() => fake.close());
+  const engine = (options: Partial<ConstructorParameters<typeof LibreTranslateTranslator>[0]> = {}) =>
+    new LibreTranslateTranslator({ url: `${fake.url}/`, apiKey: 'lt-secret', retryBaseDelayMs: 1, ...options });
+
+  it('lists the pairs among the supported languages from GET /languages', async () => {
+    const capabilities = await engine().discover();
+    assert.equal(capabilities.size, 56);
+    assert.ok(!capabilities.has('en-pt') && capabilities.has('bg-nl'));
+    fake.languages = ['en', 'de'];
+    assert.deepEqual([...(await engine().discover()).keys()].sort(), ['de-en', 'en-de']);
+  });
+
+  it('speaks the wire format and batches texts', async () => {
+    const texts = ['one', 'two', 'three', 'four', 'five'];
+    assert.deepEqual(await engine({ batchSize: 2 }).translate(texts, { source: 'en', target: 'bg' }), texts.map((t) => fakeTranslation(t, 'bg')));
+    assert.equal(fake.translations.length, 3);
+    assert.deepEqual(fake.translations[0]!.body, { q: ['one', 'two'], source: 'en', target: 'bg', format: 'text', api_key: 'lt-secret' });
+    assert.equal(fake.translations[0]!.headers['content-type'], 'application/json');
+    await engine({ batchChars: 6 }).translate(['abcd', 'efgh'], { source: 'en', target: 'de' });
+    assert.equal(fake.translations.length, 5);
+  });
+
+  it('retries 429 and 5xx a bounded number of times, honouring Retry-After', async () => {
+    fake.failNext(1, { status: 429, headers: { 'retry-after': '0' } });
+    fake.failNext(1, { status: 502 });
+    assert.deepEqual(await engine().translate(['x'], { source: 'en', target: 'de' }), ['[de] x']);
+    assert.equal(fake.translations.length, 3);
+    fake.failNext(3, { status: 503 });
+    const error = await rejection(engine().translate(['x'], { source: 'en', target: 'de' }));
+    assert.equal(error.code, 'unavailable');
+    assert.equal(fake.translations.length, 6);
+  });
+
+  it('maps a refused key to unavailable, a timeout and a bad answer to failed, never echoing the key', async () => {
+    const refused = await rejection(engine({ apiKey: 'wrong' }).translate(['x'], { source: 'en', target: 'de' }));
+    assert.equal(refused.code, 'unavailable');
+    assert.ok(!refused.message.includes('wrong') && !refused.message.includes('lt-secret'));
+    fake.delayMs = 500;
+    assert.equal((await rejection(engine({ timeoutMs: 100 }).translate(['x'], { source: 'en', target: 'de' }))).code, 'failed');
+    fake.delayMs = 0;
+    fake.failNext(1, { status: 200, body: { translatedText: 'not a list' } });
+    assert.equal((await rejection(engine().translate(['x', 'y'], { source: 'en', target: 'de' }))).code, 'failed');
+  });
+
+  it('is unavailable when nothing listens', async () => {
+    const url = fake.url;
+    await fake.close();
+    const error = await rejection(new LibreTranslateTranslator({ url, retryBaseDelayMs: 1 }).discover());
+    assert.equal(error.code, 'unavailable');
+    fake = await FakeLibreTranslateServer.start();
+  });
+});
+
+describe('DeepLTranslator (against a fake DeepL API)', () => {
+  let fake: FakeDeepLServer;
+  beforeEach(async () => {
+    fake = await FakeDeepLServer.start({ apiKey: 'deepl-secret:fx' });
+  });
+  afterEach(() => fake.close());
+  const engine = (options: Partial<ConstructorParameters<typeof DeepLTranslator>[0]> = {}) =>
+    new DeepLTranslator({ url: fake.url, apiKey: 'deepl-secret:fx', retryBaseDelayMs: 1, ...options });
+
+  it('lists pairs from the source and target lists, with upper-case codes and English as EN-GB', async () => {
+    const deepl = engine();
+    assert.equal((await deepl.discover()).size, 56);
+    assert.deepEqual(fake.requests.map((r) => [r.method, r.path, r.headers.authorization]).sort(), [
+      ['GET', '/v2/languages?type=source', 'DeepL-Auth-Key deepl-secret:fx'],
+      ['GET', '/v2/languages?type=target', 'DeepL-Auth-Key deepl-secret:fx'],
+    ]);
+    assert.deepEqual(await deepl.translate(['Hallo', 'Welt'], { source: 'de', target: 'en' }), ['[en-gb] Hallo', '[en-gb] Welt']);
+    assert.deepEqual(fake.translations[0]!.body, { text: ['Hallo', 'Welt'], source_lang: 'DE', target_lang: 'EN-GB' });
+    fake.targets = fake.targets.filter((t) => t !== 'EN-GB');
+    const us = engine();
+    await us.discover();
+    assert.deepEqual(await us.translate(['Hallo'], { source: 'de', target: 'en' }), ['[en-us] Hallo']);
+  });
+
+  it('sends at most 50 texts per request', async () => {
+    const texts = Array.from({ length: 120 }, (_, i) => `t${i}`);
+    const out = await engine().translate(texts, { source: 'en', target: 'ro' });
+    assert.deepEqual(out, texts.map((t) => fakeTranslation(t, 'RO')));
+    assert.deepEqual(fake.translations.map((r) => (r.body as { text: string[] }).text.length), [50, 50, 20]);
+  });
+
+  it('treats a used-up quota (456) and a wrong key as unavailable', async () => {
+    fake.failNext(1, { status: 456, body: { message: 'Quota exceeded' } });
+    assert.equal((await rejection(engine().translate(['x'], { source: 'en', target: 'de' }))).code, 'unavailable');
+    assert.equal((await rejection(engine({ apiKey: 'other' }).discover())).code, 'unavailable');
+  });
+});
+
+describe('CompositeTranslator', () => {
+  let lt: FakeLibreTranslateServer;
+  let deepl: FakeDeepLServer;
+  beforeEach(async () => {
+    lt = await FakeLibreTranslateServer.start();
+    deepl = await FakeDeepLServer.start({ apiKey: 'k' });
+  });
+  afterEach(async () => {
+    await lt.close();
+    await deepl.close();
+  });
+  const libre = () => new LibreTranslateTranslator({ url: lt.url, retryBaseDelayMs: 1, maxRetries: 0 });
+  const dl = () => new DeepLTranslator({ url: deepl.url, apiKey: 'k', retryBaseDelayMs: 1, maxRetries: 0 });
+
+  it('prefers DeepL, then LibreTranslate, then Apertium, whatever order they are given in', async () => {
+    const composite = new CompositeTranslator([new ApertiumTranslator(), libre(), dl()]);
+    assert.deepEqual(composite.engines, ['deepl', 'libretranslate', 'apertium']);
+    assert.deepEqual(await composite.candidates({ source: 'en', target: 'es' }), ['deepl', 'libretranslate', 'apertium']);
+    assert.deepEqual(await composite.translate(['x'], { source: 'en', target: 'es' }), { texts: ['[es] x'], engine: 'deepl' });
+    deepl.failNext(1, { status: 500 });
+    assert.deepEqual(await composite.translate(['x'], { source: 'en', target: 'es' }), { texts: ['[es] x'], engine: 'libretranslate' });
+    deepl.failNext(1, { status: 500 });
+    lt.failNext(1, { status: 500 });
+    const viaApertium = await composite.translate(['The house is big.'], { source: 'en', target: 'es' });
+    assert.equal(viaApertium.engine, 'apertium');
+    assert.match(viaApertium.texts[0]!, /casa/);
+  });
+
+  it('reports every pair: loaded by the best working engine, failed, or unavailable', async () => {
+    const apertiumOnly = new CompositeTranslator([new ApertiumTranslator()]);
+    const statuses = await apertiumOnly.health();
+    assert.equal(statuses.length, 56);
+    assert.deepEqual(statuses.filter((s) => s.status === 'loaded').map((s) => pairKey(s)).sort(), APERTIUM_PAIRS);
+    assert.ok(statuses.filter((s) => s.status !== 'loaded').every((s) => s.status === 'unavailable' && s.engine === null));
+    assert.deepEqual(statuses.find((s) => pairKey(s) === 'ro-en'), { source: 'ro', target: 'en', status: 'loaded', engine: 'apertium', pivot: 'es' });
+
+    const both = new CompositeTranslator([new ApertiumTranslator(), libre()], { healthTtlMs: 0 });
+    assert.ok((await both.health()).every((s) => s.status === 'loaded' && s.engine === 'libretranslate'));
+    lt.failNext(1, { status: 503 });
+    const degraded = await both.health();
+    assert.equal(degraded.find((s) => pairKey(s) === 'en-es')?.engine, 'apertium');
+    assert.deepEqual(degraded.find((s) => pairKey(s) === 'en-de'), { source: 'en', target: 'de', status: 'failed', engine: 'libretranslate', pivot: null });
+  });
+
+  it('answers unavailable, not unsupported, for a pair only an unreachable engine might serve; asks it again later', async () => {
+    let now = 0;
+    const composite = new CompositeTranslator([new ApertiumTranslator(), libre()], { now: () => now, rediscoverAfterMs: 1000 });
+    lt.failNext(1, { status: 503 });
+    await composite.discover();
+    assert.equal((await rejection(composite.candidates({ source: 'en', target: 'de' }))).code, 'unavailable');
+    assert.deepEqual(await composite.candidates({ source: 'en', target: 'es' }), ['apertium']);
+    const asked = lt.requests.length;
+    now = 500;
+    assert.equal((await rejection(composite.candidates({ source: 'en', target: 'de' }))).code, 'unavailable');
+    assert.equal(lt.requests.length, asked);
+    now = 2000;
+    assert.deepEqual(await composite.candidates({ source: 'en', target: 'de' }), ['libretranslate']);
+    assert.deepEqual(await composite.candidates({ source: 'en', target: 'es' }), ['libretranslate', 'apertium']);
+    assert.deepEqual(await new CompositeTranslator([]).candidates({ source: 'en', target: 'de' }), []);
+  });
+});
