@@ -25,6 +25,7 @@ import { oauthRouter } from './oauth/oauth.routes.js';
 import { documentRoutes } from './routes/document.routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base.routes.js';
 import { queryRoutes } from './routes/query.routes.js';
+import { translationRoutes } from './routes/translation.routes.js';
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'metricsEnabled' | 'publicBaseUrl' | 'trustedProxies'>;
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): App {
     ...billingRoutes(services),
     ...dpaRoutes(services),
     ...corpusRoutes(services.corpora),
+    ...translationRoutes(services),
     ...accountRoutes(services, config.publicBaseUrl),
     ...apiKeyRoutes(services.keys),
     ...internalRoutes(services.tenants),
@@ -78,6 +80,8 @@ export function createApp(deps: AppDeps): App {
   app.use('/v1/documents', express.json({ limit: '40mb', type: jsonTypes }));
   // A load of corpus records carries up to 10,000 of them.
   app.use('/internal/v1/corpora', express.json({ limit: '40mb', type: jsonTypes }));
+  // A batch holds up to 100 texts of 5,000 characters.
+  app.use('/v1/translate', express.json({ limit: '4mb', type: jsonTypes }));
   app.use(express.json({ limit: '1mb', type: jsonTypes }));
 
   const router = express.Router();

@@ -11,6 +11,11 @@ import type { Config } from '../core/config.js';
 import type { Database } from '../core/db/database.js';
 import { PdfExtractor } from '../core/documents/pdf-extractor.js';
 import type { Embedder } from '../core/ports/embedder.js';
+import { ApertiumTranslator } from '../core/adapters/apertium.translator.js';
+import { CompositeTranslator } from '../core/adapters/composite.translator.js';
+import { DeepLTranslator } from '../core/adapters/deepl.translator.js';
+import { LibreTranslateTranslator } from '../core/adapters/libretranslate.translator.js';
+import type { TranslationEngine } from '../core/ports/translator.js';
 import { type Adapters, type Services, createServices } from '../core/services.js';
 import { createJobDefinitions } from '../workflows/activities.js';
 import { EmbeddedWorkflowEngine } from '../workflows/embedded-engine.js';
@@ -32,6 +37,7 @@ export type RuntimeConfig = Pick<
   | 'dpaCurrentVersion'
   | 'rateLimitStore'
   | 'oauth'
+  | 'translation'
 >;
 
 export interface Runtime {
@@ -60,6 +66,27 @@ export function createEmbedder(config: RuntimeConfig): Embedder {
 }
 
 /**
+ * The translation engines the configuration names, combined (best engine per pair first). Unset
+ * (`auto`): Apertium when its program is installed, else none, so translation is off.
+ */
+export function createTranslator(config: RuntimeConfig): CompositeTranslator {
+  const t = config.translation;
+  const names = t.engines === 'auto' ? (ApertiumTranslator.isInstalled(t.apertium.binary) ? ['apertium' as const] : []) : t.engines;
+  const http = { timeoutMs: t.httpTimeoutMs };
+  const engines: TranslationEngine[] = names.map((name) => {
+    switch (name) {
+      case 'apertium':
+        return new ApertiumTranslator(t.apertium);
+      case 'libretranslate':
+        return new LibreTranslateTranslator({ ...http, url: t.libreTranslate!.url, apiKey: t.libreTranslate!.apiKey });
+      case 'deepl':
+        return new DeepLTranslator({ ...http, url: t.deepl!.url, apiKey: t.deepl!.apiKey });
+    }
+  });
+  return new CompositeTranslator(engines, { healthTtlMs: t.healthTtlSeconds * 1000 });
+}
+
+/**
  * The composition root shared by the API server, the CLI, tests and benchmarks: builds the
  * adapters the configuration asks for, the services over them, and the job engine.
  */
@@ -77,6 +104,13 @@ export async function createRuntime(
     releaseStaleLeasesOnStart: config.database.kind === 'embedded',
   });
   const pdf = new PdfExtractor({ maxWorkers: config.pdfWorkers });
+  let translator = overrides.translator;
+  if (!translator) {
+    const composite = createTranslator(config);
+    // Engines are asked for their pairs in the background; one that cannot be reached is asked again later.
+    void composite.discover();
+    translator = composite;
+  }
   const services = createServices(db, config, {
     embedder: overrides.embedder ?? createEmbedder(config),
     languageDetector: overrides.languageDetector ?? (await EldLanguageDetector.load(config.languageDetectionDataset)),
@@ -89,6 +123,7 @@ export async function createRuntime(
     tokenVerifier:
       overrides.tokenVerifier ??
       (config.oauth.verifier.kind === 'jwks' ? new JwksTokenVerifier(config.oauth.verifier.jwksUrl, config.oauth.verifier.issuer) : undefined),
+    translator,
   });
   // A configured signing key that cannot be used stops start-up instead of the first token request.
   if (config.oauth.signingKeyFile) await services.oauthTokens.jwks();

@@ -28,6 +28,10 @@ import { OAuthClientService } from './oauth/oauth-client.service.js';
 import { SigningKeys } from './oauth/signing-keys.js';
 import { TokenService } from './oauth/token.service.js';
 import type { TokenVerifier } from './ports/token-verifier.js';
+import type { Translator } from './ports/translator.js';
+import { CompositeTranslator } from './adapters/composite.translator.js';
+import { TranslationSettingsService } from './translation/translation-settings.service.js';
+import { TranslationService } from './translation/translation.service.js';
 
 /** The adapters a deployment chose for each port. */
 export interface Adapters {
@@ -40,6 +44,8 @@ export interface Adapters {
   clock?: Clock;
   /** Verifies MCP access tokens; default: the built-in issuer's own tokens. */
   tokenVerifier?: TokenVerifier;
+  /** The configured translation engines, combined; default: none (translation off). */
+  translator?: Translator;
 }
 
 export interface Services {
@@ -63,6 +69,8 @@ export interface Services {
   oauthTokens: TokenService;
   corpora: CorpusService;
   corpusIngestion: CorpusIngestionService;
+  translation: TranslationService;
+  translationSettings: TranslationSettingsService;
 }
 
 /** Wires the domain services by hand: the one place that decides what depends on what. */
@@ -79,6 +87,7 @@ export function createServices(
   const dpa = new DpaService(db, config.dpaCurrentVersion);
   const search = new SearchService(db, adapters.embedder, adapters.vectorIndex);
   const signingKeys = new SigningKeys(db, { file: config.oauth.signingKeyFile });
+  const translation = new TranslationService(db, adapters.translator ?? new CompositeTranslator([]), adapters.languageDetector, clock);
   return {
     db,
     adapters,
@@ -103,5 +112,7 @@ export function createServices(
     health: new HealthService(db),
     corpora: new CorpusService(db, adapters.vectorIndex, adapters.engine, { chunking: config.chunking }),
     corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector),
+    translation,
+    translationSettings: new TranslationSettingsService(db),
   };
 }

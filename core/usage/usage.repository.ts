@@ -40,7 +40,18 @@ export async function queriesInPeriod(db: Queryable, tenantId: string, subTenant
   return rows[0] ? Number(rows[0].queries) : 0;
 }
 
-export type UsageEventType = 'query' | 'ingestion' | 'translation' | 'transcription' | 'report_generation' | 'subscription';
+/**
+ * `translation`: a call of the translation endpoints (a billable request); `query_translation`: the
+ * translations inside a query (its characters and tokens, while the query stays one request).
+ */
+export type UsageEventType =
+  | 'query'
+  | 'ingestion'
+  | 'translation'
+  | 'query_translation'
+  | 'transcription'
+  | 'report_generation'
+  | 'subscription';
 
 export interface UsageEvent {
   tenantId: string;
@@ -51,6 +62,9 @@ export interface UsageEvent {
   costMicrocents: number;
   inputTokens?: number;
   outputTokens?: number;
+  /** Characters translated (translations) and produced. */
+  inputChars?: number;
+  outputChars?: number;
   occurredAt?: Date;
 }
 
@@ -58,8 +72,8 @@ export interface UsageEvent {
 export async function insertUsageEvent(db: Queryable, e: UsageEvent): Promise<void> {
   await db.query(
     `INSERT INTO usage_events (tenant_id, sub_tenant_id, user_id, event_type, quantity, cost_microcents, input_tokens,
-                               output_tokens, occurred_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9, now()))`,
+                               output_tokens, occurred_at, input_chars, output_chars)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9, now()), $10, $11)`,
     [
       e.tenantId,
       e.subTenantId ?? null,
@@ -70,6 +84,8 @@ export async function insertUsageEvent(db: Queryable, e: UsageEvent): Promise<vo
       e.inputTokens ?? 0,
       e.outputTokens ?? 0,
       e.occurredAt ?? null,
+      e.inputChars ?? 0,
+      e.outputChars ?? 0,
     ],
   );
 }

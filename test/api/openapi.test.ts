@@ -74,6 +74,13 @@ describe('OpenAPI document', () => {
       ['get', '/v1/usage/breakdown', 'getUsageBreakdown'],
       ['get', '/v1/usage/users', 'getActiveUsers'],
       ['patch', '/v1/sub-tenants/{id}/users/{user_id}/preferences', 'setUserPreferences'],
+      ['post', '/v1/translate', 'translate'],
+      ['post', '/v1/translate/batch', 'translateBatch'],
+      ['post', '/v1/detect', 'detectLanguage'],
+      ['get', '/v1/translation/health', 'getTranslationHealth'],
+      ['get', '/v1/translation/languages', 'listTranslationLanguages'],
+      ['get', '/v1/tenant/settings', 'getTenantSettings'],
+      ['patch', '/v1/tenant/settings', 'updateTenantSettings'],
     ];
     for (const op of expected) assert.ok(operations.some((o) => o.join() === op.join()), `missing ${op.join(' ')}`);
   });
@@ -100,6 +107,17 @@ describe('OpenAPI document', () => {
     const query = doc.paths['/v1/query'].post;
     assert.ok(query.parameters.some((p: { in: string; name: string }) => p.in === 'header' && p.name === 'x-user-id'));
     assert.ok(query.responses['429'] && query.responses['402']);
+  });
+
+  it('documents the translation errors and roles', () => {
+    const translate = doc.paths['/v1/translate'].post;
+    for (const status of ['200', '400', '401', '422', '500', '503']) assert.ok(translate.responses[status], status);
+    assert.match(translate.description, /Minimum role: read/);
+    assert.match(doc.paths['/v1/detect'].post.description, /Minimum role: any key/);
+    assert.match(doc.paths['/v1/tenant/settings'].patch.description, /Minimum role: admin/);
+    const health = doc.paths['/v1/translation/health'].get.responses['200'].content['application/json'].schema;
+    const resolved = health.$ref ? doc.components.schemas[health.$ref.split('/').pop()] : health;
+    assert.deepEqual(resolved.properties.status.enum, ['healthy', 'degraded', 'disabled']);
   });
 
   it('marks health endpoints as unauthenticated', () => {

@@ -1,0 +1,32 @@
+import type { Queryable } from '../db/database.js';
+import type { Scope } from '../shared/scope.js';
+
+/** Cached translations are used (and kept) for this long. */
+export const CACHE_TTL_DAYS = 30;
+
+/** Cached translations of a scope by key hash, younger than the cache's time to live. */
+export async function cachedTranslations(db: Queryable, scope: Scope, hashes: string[]): Promise<Map<string, string>> {
+  if (!hashes.length) return new Map();
+  const { rows } = await db.query<{ key_hash: string; translated_text: string }>(
+    `SELECT key_hash, translated_text FROM translation_cache
+     WHERE tenant_id = $1 AND sub_tenant_id IS NOT DISTINCT FROM $2::uuid AND key_hash = ANY($3::text[])
+       AND created_at > now() - make_interval(days => $4)`,
+    [scope.tenantId, scope.subTenantId, hashes, CACHE_TTL_DAYS],
+  );
+  return new Map(rows.map((r) => [r.key_hash, r.translated_text]));
+}
+
+/** Stores translations (a newer one replaces an old one) and drops the tenant's expired entries. */
+export async function storeTranslations(db: Queryable, scope: Scope, entries: Array<{ hash: string; text: string }>): Promise<void> {
+  if (!entries.length) return;
+  await db.query(
+    `INSERT INTO translation_cache (tenant_id, sub_tenant_id, key_hash, translated_text)
+     SELECT $1, $2::uuid, h, t FROM unnest($3::text[], $4::text[]) AS e(h, t)
+     ON CONFLICT ON CONSTRAINT translation_cache_key DO UPDATE SET translated_text = EXCLUDED.translated_text, created_at = now()`,
+    [scope.tenantId, scope.subTenantId, entries.map((e) => e.hash), entries.map((e) => e.text)],
+  );
+  await db.query('DELETE FROM translation_cache WHERE tenant_id = $1 AND created_at < now() - make_interval(days => $2)', [
+    scope.tenantId,
+    CACHE_TTL_DAYS,
+  ]);
+}
