@@ -32,6 +32,7 @@ import type { Translator } from './ports/translator.js';
 import { CompositeTranslator } from './adapters/composite.translator.js';
 import { TranslationSettingsService } from './translation/translation-settings.service.js';
 import { TranslationService } from './translation/translation.service.js';
+import { QueryTranslationService } from './translation/query-translation.service.js';
 
 /** The adapters a deployment chose for each port. */
 export interface Adapters {
@@ -87,6 +88,7 @@ export function createServices(
   const dpa = new DpaService(db, config.dpaCurrentVersion);
   const search = new SearchService(db, adapters.embedder, adapters.vectorIndex);
   const signingKeys = new SigningKeys(db, { file: config.oauth.signingKeyFile });
+  const subTenants = new SubTenantService(db, keys, billing, clock);
   const translation = new TranslationService(db, adapters.translator ?? new CompositeTranslator([]), adapters.languageDetector, clock);
   return {
     db,
@@ -98,7 +100,7 @@ export function createServices(
     usage,
     dpa,
     accounts: new AccountService(db, billing, dpa, clock),
-    subTenants: new SubTenantService(db, keys, billing, clock),
+    subTenants,
     oauthClients: new OAuthClientService(db, clock, config.apiKeyPrefix),
     oauthTokens: new TokenService(db, signingKeys, adapters.tokenVerifier ?? new LocalJwtTokenVerifier(signingKeys), clock, config.oauth),
     documents: new DocumentService(db, knowledgeBases, adapters.engine, adapters.pdf, {
@@ -108,7 +110,7 @@ export function createServices(
     ingestion: new IngestionService(db, adapters.embedder, adapters.languageDetector, usage),
     jobs: new JobService(db),
     search,
-    queries: new QueryService(search, usage),
+    queries: new QueryService(search, usage, new QueryTranslationService(db, translation, subTenants)),
     health: new HealthService(db),
     corpora: new CorpusService(db, adapters.vectorIndex, adapters.engine, { chunking: config.chunking }),
     corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector),

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import type { TranslationConfig } from '../translation/translation.schema.js';
 import { WHOLE_TENANT } from '../usage/usage.repository.js';
 import { type CreateSubTenantInput, LIMIT_FIELDS, type UpdateSubTenantInput } from './sub-tenant.schema.js';
 
@@ -15,11 +16,12 @@ export interface SubTenantRow {
   included_queries_per_period: number | null;
   storage_quota_bytes: number | null;
   per_user_rate_limit_per_min: number | null;
+  translation_config: TranslationConfig;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = `id, tenant_id, name, external_id, ${LIMIT_FIELDS.join(', ')}, created_at, updated_at`;
+const COLUMNS = `id, tenant_id, name, external_id, ${LIMIT_FIELDS.join(', ')}, translation_config, created_at, updated_at`;
 
 function normalise(row: SubTenantRow): SubTenantRow {
   const out = { ...row } as Record<string, unknown>;
@@ -34,11 +36,11 @@ function normalise(row: SubTenantRow): SubTenantRow {
 export async function insertSubTenant(db: Queryable, tenantId: string, input: CreateSubTenantInput): Promise<SubTenantRow | undefined> {
   const values = LIMIT_FIELDS.map((f) => input[f] ?? null);
   const { rows } = await db.query<SubTenantRow>(
-    `INSERT INTO sub_tenants (tenant_id, name, external_id, ${LIMIT_FIELDS.join(', ')})
-     VALUES ($1, $2, $3, ${LIMIT_FIELDS.map((_, i) => `$${i + 4}`).join(', ')})
+    `INSERT INTO sub_tenants (tenant_id, name, external_id, ${LIMIT_FIELDS.join(', ')}, translation_config)
+     VALUES ($1, $2, $3, ${LIMIT_FIELDS.map((_, i) => `$${i + 4}`).join(', ')}, $${LIMIT_FIELDS.length + 4})
      ON CONFLICT (tenant_id, external_id) DO NOTHING
      RETURNING ${COLUMNS}`,
-    [tenantId, input.name, input.external_id ?? null, ...values],
+    [tenantId, input.name, input.external_id ?? null, ...values, JSON.stringify(input.translation_config ?? {})],
   );
   return rows[0] && normalise(rows[0]);
 }
@@ -68,6 +70,10 @@ export async function updateSubTenant(db: Queryable, tenantId: string, id: strin
     if (patch[field] === undefined) continue;
     params.push(patch[field]);
     sets.push(`${field} = $${params.length}`);
+  }
+  if (patch.translation_config !== undefined) {
+    params.push(JSON.stringify(patch.translation_config));
+    sets.push(`translation_config = $${params.length}`);
   }
   const { rows } = await db.query<SubTenantRow>(
     `UPDATE sub_tenants SET ${sets.join(', ')}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,

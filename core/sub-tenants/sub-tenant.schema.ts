@@ -22,12 +22,17 @@ export const createSubTenantSchema = z
     name: z.string().trim().min(1).max(200),
     external_id: z.string().trim().min(1).max(200).optional(),
     ...subTenantLimitsShape,
+    translation_config: translationConfigSchema.optional(),
   })
   .meta({ id: 'CreateSubTenantRequest' });
 export type CreateSubTenantInput = z.infer<typeof createSubTenantSchema>;
 
 export const updateSubTenantSchema = z
-  .strictObject({ name: z.string().trim().min(1).max(200).optional(), ...subTenantLimitsShape })
+  .strictObject({
+    name: z.string().trim().min(1).max(200).optional(),
+    ...subTenantLimitsShape,
+    translation_config: translationConfigSchema.optional().meta({ description: 'Replaces the stored object.' }),
+  })
   .refine((v) => Object.keys(v).length > 0, { message: 'at least one field is required' })
   .meta({ id: 'UpdateSubTenantRequest' });
 export type UpdateSubTenantInput = z.infer<typeof updateSubTenantSchema>;
@@ -57,6 +62,7 @@ export const subTenantSchema = z
     included_queries_per_period: nullableInt,
     storage_quota_bytes: nullableInt,
     per_user_rate_limit_per_min: nullableInt,
+    translation_config: translationConfigSchema,
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
     usage: subTenantUsageSchema.extend({ knowledge_bases: z.number().int() }),

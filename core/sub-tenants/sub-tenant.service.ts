@@ -65,6 +65,7 @@ export class SubTenantService {
         name: row.name,
         external_id: row.external_id,
         ...Object.fromEntries(LIMIT_FIELDS.map((k) => [k, row[k]])),
+        translation_config: row.translation_config,
         created_at: row.created_at.toISOString(),
         updated_at: row.updated_at.toISOString(),
         usage: {

@@ -36,7 +36,7 @@ for (const database of testDatabases()) {
       assert.deepEqual(Object.keys(res.body).sort(), [
         'created_at', 'external_id', 'id', 'included_queries_per_period', 'max_document_size_bytes', 'max_documents',
         'max_knowledge_bases', 'max_total_chunks', 'name', 'per_user_rate_limit_per_min', 'query_rate_limit_per_min',
-        'storage_quota_bytes', 'updated_at', 'usage',
+        'storage_quota_bytes', 'translation_config', 'updated_at', 'usage',
       ]);
       assert.equal(res.body.name, 'Acme Retail');
       assert.equal(res.body.external_id, 'crm-1');

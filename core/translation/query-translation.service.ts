@@ -1,0 +1,271 @@
+import type { RequestContext } from '../context.js';
+import type { Database } from '../db/database.js';
+import { errors } from '../errors.js';
+import { type KnowledgeBaseRow, listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
+import { TranslatorError } from '../ports/translator.js';
+import { reciprocalRankFusion } from '../search/fusion.js';
+import type { QueryRequest, QueryResultItem } from '../search/search.schema.js';
+import { scopeOf } from '../shared/scope.js';
+import type { SubTenantService } from '../sub-tenants/sub-tenant.service.js';
+import { documentLanguages, translationConfigs } from './translation.repository.js';
+import type { Language, TranslationConfig } from './translation.schema.js';
+import { type Translated, type TranslationService, translationUnavailable } from './translation.service.js';
+
+/** Where a translation setting came from, most specific first: the order of precedence. */
+export const CONFIG_LEVELS = ['request', 'user', 'knowledge_base', 'sub_tenant', 'tenant', 'instance_default'] as const;
+export type ConfigLevel = (typeof CONFIG_LEVELS)[number];
+
+type Field = keyof TranslationConfig;
+
+/** What applies where nothing is set: translate queries, translate responses when asked, never fail a query over translation. */
+export const INSTANCE_DEFAULT: Required<Omit<TranslationConfig, 'preferred_language'>> = {
+  query_translation: 'auto',
+  response_translation: 'on_request',
+  fallback_behaviour: 'passthrough',
+};
+
+export interface EffectiveConfig {
+  query_translation: 'auto' | 'never';
+  response_translation: 'always' | 'on_request' | 'never';
+  preferred_language: Language | undefined;
+  fallback_behaviour: 'passthrough' | 'error';
+  /** The level each field's value came from. */
+  sources: Record<Field, ConfigLevel>;
+}
+
+/** Each field from the most specific level that sets it. */
+export function resolveConfig(layers: Array<[ConfigLevel, TranslationConfig | undefined]>): EffectiveConfig {
+  const pick = <F extends Field>(field: F): [TranslationConfig[F], ConfigLevel] => {
+    for (const [level, config] of layers) if (config?.[field] !== undefined) return [config[field], level];
+    return [(INSTANCE_DEFAULT as TranslationConfig)[field], 'instance_default'];
+  };
+  const [query_translation, q] = pick('query_translation');
+  const [response_translation, r] = pick('response_translation');
+  const [preferred_language, p] = pick('preferred_language');
+  const [fallback_behaviour, f] = pick('fallback_behaviour');
+  return {
+    query_translation: query_translation!,
+    response_translation: response_translation!,
+    preferred_language,
+    fallback_behaviour: fallback_behaviour!,
+    sources: { query_translation: q, response_translation: r, preferred_language: p, fallback_behaviour: f },
+  };
+}
+
+function mostSpecific(levels: ConfigLevel[]): ConfigLevel {
+  return CONFIG_LEVELS.find((level) => levels.includes(level)) ?? 'instance_default';
+}
+
+export interface TranslatedQuery {
+  results: QueryResultItem[];
+  metadata?: { translation_config_source: ConfigLevel; translation_latency_ms: number };
+}
+
+export type Search = (request: QueryRequest) => Promise<QueryResultItem[]>;
+
+/** The part of a query's translation decided before it is counted: refusals come first. */
+export interface QueryTranslationPlan {
+  language: Language | null;
+  detectionMs: number;
+}
+
+/**
+ * Translation inside POST /v1/query: the settings in effect (request > end user > knowledge base >
+ * sub-tenant > tenant > instance default, field by field), query translation (the query is also
+ * searched in the languages of the knowledge bases it searches, and the rankings are fused), and
+ * response translation (result content into the query's language, keeping `content_original`).
+ */
+export class QueryTranslationService {
+  constructor(
+    private readonly db: Database,
+    private readonly translation: TranslationService,
+    private readonly subTenants: Pick<SubTenantService, 'userPreferences'>,
+  ) {}
+
+  /** Refusals that come before the query is counted, and the query's language. */
+  prepare(ctx: RequestContext, request: QueryRequest): QueryTranslationPlan {
+    if (request.translate_response && ctx.tenant.plan === 'free') {
+      throw errors.forbidden('free_tier_restriction', 'Response translation is not available on the Free plan.');
+    }
+    const started = performance.now();
+    const language =
+      request.source_language === 'auto' ? this.translation.detect(request.query).language : (request.source_language as Language);
+    return { language, detectionMs: performance.now() - started };
+  }
+
+  async run(ctx: RequestContext, request: QueryRequest, plan: QueryTranslationPlan, search: Search): Promise<TranslatedQuery> {
+    const results = await search(request);
+    const scope = scopeOf(ctx);
+    const wanted = request.knowledge_base_ids && new Set(request.knowledge_base_ids);
+    const kbs = (await listKnowledgeBases(this.db, scope)).filter((kb) => !wanted || wanted.has(kb.id));
+    const configs = await translationConfigs(
+      this.db,
+      ctx.tenantId,
+      [...new Set([ctx.subTenantId, ...kbs.map((kb) => kb.sub_tenant_id)].filter((id): id is string => id !== null))],
+    );
+    const user = ctx.userId ? await this.subTenants.userPreferences(ctx.tenantId, ctx.subTenantId, ctx.userId) : undefined;
+    const layers = (kb: KnowledgeBaseRow | undefined): Array<[ConfigLevel, TranslationConfig | undefined]> => {
+      const subTenantId = kb ? kb.sub_tenant_id : ctx.subTenantId;
+      return [
+        ['user', user],
+        ['knowledge_base', kb?.translation_config],
+        ['sub_tenant', subTenantId ? configs.subTenants.get(subTenantId) : undefined],
+        ['tenant', configs.tenant],
+      ];
+    };
+    const kbConfig = new Map(kbs.map((kb) => [kb.id, resolveConfig(layers(kb))]));
+    const queryConfig = resolveConfig(layers(undefined));
+
+    const step = new Step(ctx, this.translation);
+    step.latencyMs += plan.detectionMs;
+    let fused = results;
+    if (plan.language) {
+      fused = await this.translateQuery(ctx, request, plan.language, kbs, kbConfig, results, step, search);
+      fused = await this.translateResponse(ctx, request, plan.language, fused, kbConfig, queryConfig, step);
+    }
+    if (!step.levels.length) return { results: fused };
+    await step.meter();
+    return {
+      results: fused,
+      metadata: { translation_config_source: mostSpecific(step.levels), translation_latency_ms: Math.round(step.latencyMs) },
+    };
+  }
+
+  /**
+   * Searches again with the query translated into each language of the searched knowledge bases
+   * (their `preferred_language`, else their documents' languages) that differs from the query's,
+   * over those knowledge bases only, and fuses the rankings by reciprocal rank.
+   */
+  private async translateQuery(
+    ctx: RequestContext,
+    request: QueryRequest,
+    language: Language,
+    kbs: KnowledgeBaseRow[],
+    kbConfig: Map<string, EffectiveConfig>,
+    results: QueryResultItem[],
+    step: Step,
+    search: Search,
+  ): Promise<QueryResultItem[]> {
+    const active = kbs.filter((kb) => kbConfig.get(kb.id)!.query_translation === 'auto');
+    const detected = await documentLanguages(this.db, ctx.tenantId, active.filter((kb) => !kbConfig.get(kb.id)!.preferred_language).map((kb) => kb.id));
+    const groups = new Map<Language, KnowledgeBaseRow[]>();
+    for (const kb of active) {
+      const preferred = kbConfig.get(kb.id)!.preferred_language;
+      for (const target of preferred ? [preferred] : (detected.get(kb.id) ?? [])) {
+        if (target !== language) groups.set(target, [...(groups.get(target) ?? []), kb]);
+      }
+    }
+    const lists: QueryResultItem[][] = [results];
+    for (const [target, group] of groups) {
+      const configs = group.map((kb) => kbConfig.get(kb.id)!);
+      const translated = await step.translate([request.query], { source: language, target }, configs);
+      if (!translated) continue;
+      step.decidedBy(
+        ...configs.map((c) =>
+          mostSpecific([c.sources.query_translation, ...(c.preferred_language ? [c.sources.preferred_language] : [])]),
+        ),
+      );
+      lists.push(await search({ ...request, query: translated[0]!, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] }));
+    }
+    if (lists.length === 1) return results;
+    // Tenant chunks are keyed by chunk id; corpus items appear only in the first list (translated searches skip corpora).
+    const keyOf = (item: QueryResultItem, index: number) => item.chunk_id ?? `corpus:${index}`;
+    const byKey = new Map<string, QueryResultItem>();
+    const rankings = lists.map((list) =>
+      list.map((item, index) => {
+        const key = keyOf(item, index);
+        if (!byKey.has(key)) byKey.set(key, item);
+        return key;
+      }),
+    );
+    return reciprocalRankFusion(rankings, { k: 60, weights: rankings.map(() => 1) })
+      .slice(0, request.top_k)
+      .map(({ id, score }) => ({ ...byKey.get(id)!, score }));
+  }
+
+  /** Translates result content into the query's language where the settings and the request ask for it. */
+  private async translateResponse(
+    ctx: RequestContext,
+    request: QueryRequest,
+    language: Language,
+    results: QueryResultItem[],
+    kbConfig: Map<string, EffectiveConfig>,
+    queryConfig: EffectiveConfig,
+    step: Step,
+  ): Promise<QueryResultItem[]> {
+    // The Free plan has no response translation (asking for it was refused before).
+    if (ctx.tenant.plan === 'free' || request.translate_response === false) return results;
+    const bySource = new Map<Language, Array<{ index: number; config: EffectiveConfig; level: ConfigLevel }>>();
+    results.forEach((item, index) => {
+      const config = (item.knowledge_base_id && kbConfig.get(item.knowledge_base_id)) || queryConfig;
+      const wanted =
+        config.response_translation === 'always' || (config.response_translation === 'on_request' && request.translate_response === true);
+      if (!wanted) return;
+      const source = this.translation.detect(item.content).language;
+      if (!source || source === language) return;
+      const level = request.translate_response === true ? 'request' : config.sources.response_translation;
+      bySource.set(source, [...(bySource.get(source) ?? []), { index, config, level }]);
+    });
+    const out = [...results];
+    for (const [source, items] of bySource) {
+      const translated = await step.translate(
+        items.map((i) => results[i.index]!.content),
+        { source, target: language },
+        items.map((i) => i.config),
+      );
+      if (!translated) continue;
+      step.decidedBy(...items.map((i) => i.level));
+      items.forEach((item, i) => {
+        const original = results[item.index]!;
+        out[item.index] = { ...original, content: translated[i]!, content_original: original.content };
+      });
+    }
+    return out;
+  }
+}
+
+/** The translations of one query: time spent, characters, the levels that decided, and fallback on failure. */
+class Step {
+  latencyMs = 0;
+  readonly levels: ConfigLevel[] = [];
+  private readonly usage: Translated = { texts: [], engine: null, inputChars: 0, outputChars: 0 };
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly translation: TranslationService,
+  ) {}
+
+  decidedBy(...levels: ConfigLevel[]): void {
+    this.levels.push(...levels);
+  }
+
+  /**
+   * Translates, or returns undefined when translation is off, the pair is not served or the engine
+   * fails and every config involved says `passthrough`; with `error` in any of them, 503.
+   */
+  async translate(texts: string[], pair: { source: Language; target: Language }, configs: EffectiveConfig[]): Promise<string[] | undefined> {
+    const started = performance.now();
+    try {
+      if (!this.translation.enabled || !(await this.translation.serves(pair))) {
+        throw new TranslatorError('unavailable', `No engine translates ${pair.source}-${pair.target}`);
+      }
+      const translated = await this.translation.translateTexts(scopeOf(this.ctx), texts, pair);
+      this.usage.inputChars += translated.inputChars;
+      this.usage.outputChars += translated.outputChars;
+      return translated.texts;
+    } catch (error) {
+      if (!(error instanceof TranslatorError)) throw error;
+      this.ctx.log.warn({ err: error, pair }, 'translation in a query failed');
+      if (configs.some((c) => c.fallback_behaviour === 'error')) {
+        throw translationUnavailable(`Translation from ${pair.source} to ${pair.target} is unavailable, and the translation settings ask for an error.`);
+      }
+      return undefined;
+    } finally {
+      this.latencyMs += performance.now() - started;
+    }
+  }
+
+  async meter(): Promise<void> {
+    if (this.usage.inputChars > 0) await this.translation.meter(this.ctx, 'query_translation', this.usage);
+  }
+}

@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { TEST_ADMIN_TOKEN, type TestApp, client, createKey, createTenant, ingest, startTestApp } from '../support/app.js';
+import { testDatabases } from '../support/databases.js';
+
+/** Spanish passages, one per topic; the English queries share no words with them. */
+const SPANISH = [
+  'El gato duerme en la cocina todas las tardes.',
+  'El perro corre por el jardín con su pelota roja.',
+  'El tren sale de la estación a las ocho de la mañana.',
+  'La panadería vende pan fresco y pasteles de chocolate.',
+  'Los niños leen libros en la biblioteca de la escuela.',
+  'El médico trabaja en el hospital durante la noche.',
+];
+const GERMAN = 'Die Katze schläft jeden Nachmittag in der Küche.';
+
+type Api = ReturnType<typeof client>;
+
+for (const database of testDatabases()) {
+  describe(`query translation [${database.name}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(await database.get());
+    });
+    after(() => app.close());
+
+    async function tenantWith(contents: string[], options: { plan?: 'standard' | 'enterprise' | 'free'; kb?: Record<string, unknown> } = {}) {
+      const t = await createTenant(app, options.plan ?? 'standard');
+      const api = client(app.url, t.key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'kb', ...options.kb })).body.id as string;
+      for (const [i, content] of contents.entries()) await ingest(app, t.key, { knowledge_base_id: kb, title: `doc ${i}`, content });
+      return { t, api, kb };
+    }
+
+    const query = (api: Api, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      api('POST', '/v1/query', { top_k: 3, ...body }, headers);
+
+    it('searches with the query translated into the documents’ language and fuses the rankings', async () => {
+      const { t, api } = await tenantWith(SPANISH);
+      const res = await query(api, { query: 'The cat sleeps in the kitchen.' });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.results[0].content, SPANISH[0]);
+      assert.equal(res.body.results[0].content_original, undefined);
+      assert.deepEqual(Object.keys(res.body.metadata).sort(), ['translation_config_source', 'translation_latency_ms']);
+      assert.equal(res.body.metadata.translation_config_source, 'instance_default');
+      assert.ok(Number.isInteger(res.body.metadata.translation_latency_ms) && res.body.metadata.translation_latency_ms >= 0);
+      const scores = res.body.results.map((r: { score: number }) => r.score);
+      assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+      // Counted once as a query; the translated characters are in the ledger without a second request.
+      const usage = await client(app.url, t.key)('GET', '/v1/billing/usage');
+      assert.equal(usage.body.query_count, 1);
+      assert.equal(usage.body.total_requests, 1);
+      const ledger = await app.db.query<{ event_type: string; input_chars: number }>(
+        "SELECT event_type, input_chars::int FROM usage_events WHERE tenant_id = $1 AND event_type IN ('query', 'query_translation') ORDER BY event_type",
+        [t.id],
+      );
+      assert.deepEqual(ledger.rows, [{ event_type: 'query', input_chars: 0 }, { event_type: 'query_translation', input_chars: 'The cat sleeps in the kitchen.'.length }]);
+      // A query in the documents' own language needs no translation, and says nothing about it.
+      const spanish = await query(api, { query: 'El perro corre por el jardín' });
+      assert.equal(spanish.body.results[0].content, SPANISH[1]);
+      assert.equal(spanish.body.metadata, undefined);
+      // source_language names the query's language instead of detecting it.
+      const told = await query(api, { query: 'The train leaves the station', source_language: 'en' });
+      assert.equal(told.body.results[0].content, SPANISH[2]);
+      assert.equal(told.body.metadata.translation_config_source, 'instance_default');
+    });
+
+    it('query_translation never searches with the query as it is; preferred_language chooses the language', async () => {
+      const never = await tenantWith(SPANISH, { kb: { translation_config: { query_translation: 'never' } } });
+      const res = await query(never.api, { query: 'The cat sleeps in the kitchen.' });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.metadata, undefined);
+      // An English knowledge base that prefers Spanish: the query is translated into Spanish anyway.
+      const preferred = await tenantWith(['The bakery sells fresh bread.'], { kb: { translation_config: { preferred_language: 'es' } } });
+      const translated = await query(preferred.api, { query: 'The cat sleeps in the kitchen.' });
+      assert.equal(translated.body.metadata.translation_config_source, 'knowledge_base');
+    });
+
+    it('response_translation: always, on_request with translate_response, never; translated items keep content_original', async () => {
+      const { api } = await tenantWith(SPANISH);
+      await api('PATCH', '/v1/tenant/settings', { translation_config: { response_translation: 'always' } });
+      const always = await query(api, { query: 'The cat sleeps in the kitchen.', top_k: 2 });
+      const [first] = always.body.results;
+      assert.equal(first.content_original, SPANISH[0]);
+      assert.match(first.content, /cat/i);
+      assert.ok(always.body.results.every((r: { content_original?: string }) => typeof r.content_original === 'string'));
+      assert.equal(always.body.metadata.translation_config_source, 'tenant');
+      // translate_response false declines even where always applies (query translation still happens).
+      const declined = await query(api, { query: 'The cat sleeps in the kitchen.', translate_response: false });
+      assert.ok(declined.body.results.every((r: { content_original?: string }) => r.content_original === undefined));
+
+      await api('PATCH', '/v1/tenant/settings', { translation_config: { response_translation: 'on_request' } });
+      const notAsked = await query(api, { query: 'The cat sleeps in the kitchen.' });
+      assert.ok(notAsked.body.results.every((r: { content_original?: string }) => r.content_original === undefined));
+      const asked = await query(api, { query: 'The cat sleeps in the kitchen.', translate_response: true });
+      assert.equal(asked.body.results[0].content_original, SPANISH[0]);
+      assert.equal(asked.body.metadata.translation_config_source, 'request');
+
+      await api('PATCH', '/v1/tenant/settings', { translation_config: { response_translation: 'never' } });
+      const never = await query(api, { query: 'The cat sleeps in the kitchen.', translate_response: true });
+      assert.ok(never.body.results.every((r: { content_original?: string }) => r.content_original === undefined));
+      // Results already in the query's language are left alone.
+      await api('PATCH', '/v1/tenant/settings', { translation_config: { response_translation: 'always' } });
+      const same = await query(api, { query: 'El gato duerme en la cocina' });
+      assert.ok(same.body.results.every((r: { content_original?: string }) => r.content_original === undefined));
+      assert.equal(same.body.metadata, undefined);
+    });
+
+    it('the knowledge base’s settings come before the tenant’s, the end user’s before both, the request first', async () => {
+      const t = await createTenant(app, 'enterprise');
+      const api = client(app.url, t.key);
+      const sub = (await api('POST', '/v1/sub-tenants', { name: 'Sub' })).body;
+      const subKey = (await api('POST', `/v1/sub-tenants/${sub.id}/api-keys`, { role: 'write' })).body.key as string;
+      const subApi = client(app.url, subKey);
+      const kb = (await subApi('POST', '/v1/knowledge-bases', { name: 'es' })).body.id as string;
+      for (const [i, content] of SPANISH.entries()) await ingest(app, subKey, { knowledge_base_id: kb, title: `d${i}`, content });
+      const q = { query: 'The cat sleeps in the kitchen.', top_k: 1 };
+      const translatedBy = async (headers: Record<string, string> = {}, body: Record<string, unknown> = {}) => {
+        const res = await query(subApi, { ...q, ...body }, headers);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        return res.body.results[0].content_original ? res.body.metadata.translation_config_source : null;
+      };
+      assert.equal(await translatedBy(), null);
+      await api('PATCH', '/v1/tenant/settings', { translation_config: { response_translation: 'always' } });
+      assert.equal(await translatedBy(), 'tenant');
+      const patched = await api('PATCH', `/v1/sub-tenants/${sub.id}`, { translation_config: { response_translation: 'never' } });
+      assert.deepEqual(patched.body.translation_config, { response_translation: 'never' });
+      assert.equal(await translatedBy(), null);
+      await api('PATCH', `/v1/sub-tenants/${sub.id}`, { translation_config: { response_translation: 'always' } });
+      assert.equal(await translatedBy(), 'sub_tenant');
+      await subApi('PATCH', `/v1/knowledge-bases/${kb}`, { translation_config: { response_translation: 'never' } });
+      assert.equal(await translatedBy(), null);
+      await subApi('PATCH', `/v1/knowledge-bases/${kb}`, { translation_config: { response_translation: 'on_request' } });
+      assert.equal(await translatedBy({}, { translate_response: true }), 'request');
+      await api('PATCH', `/v1/sub-tenants/${sub.id}/users/anna/preferences`, { translation_config: { response_translation: 'always' } });
+      assert.equal(await translatedBy({ 'x-user-id': 'anna' }), 'user');
+      assert.equal(await translatedBy({ 'x-user-id': 'bob' }), null);
+      assert.equal(await translatedBy({ 'x-user-id': 'anna' }, { translate_response: false }), null);
+      assert.equal((await api('PATCH', `/v1/sub-tenants/${sub.id}`, { translation_config: { response_translation: 'maybe' } })).status, 422);
+    });
+
+    it('with several knowledge bases, metadata names the most specific level that decided a translation', async () => {
+      const { t, api, kb } = await tenantWith(SPANISH.slice(0, 3));
+      const second = (await api('POST', '/v1/knowledge-bases', { name: 'two', translation_config: { preferred_language: 'es' } })).body.id as string;
+      await ingest(app, t.key, { knowledge_base_id: second, title: 'x', content: 'La biblioteca abre los lunes.' });
+      const both = await query(api, { query: 'The library opens on Mondays.' });
+      assert.equal(both.body.metadata.translation_config_source, 'knowledge_base');
+      const first = await query(api, { query: 'The library opens on Mondays.', knowledge_base_ids: [kb] });
+      assert.equal(first.body.metadata.translation_config_source, 'instance_default');
+    });
+
+    it('fallback_behaviour: passthrough answers untranslated results, error answers 503 translation_unavailable (not counted)', async () => {
+      // Apertium has no English↔German pair.
+      const { api } = await tenantWith([GERMAN]);
+      const passthrough = await query(api, { query: 'The cat sleeps in the kitchen.', translate_response: true });
+      assert.equal(passthrough.status, 200);
+      assert.equal(passthrough.body.results[0].content, GERMAN);
+      assert.equal(passthrough.body.results[0].content_original, undefined);
+      assert.equal(passthrough.body.metadata, undefined);
+      await api('PATCH', '/v1/tenant/settings', { translation_config: { fallback_behaviour: 'error' } });
+      const error = await query(api, { query: 'The cat sleeps in the kitchen.' });
+      assert.equal(error.status, 503);
+      assert.equal(error.body.error, 'translation_unavailable');
+      assert.equal((await api('GET', '/v1/billing/usage')).body.query_count, 1);
+      // No translation needed, no error.
+      assert.equal((await query(api, { query: 'Katze Küche' })).status, 200);
+    });
+
+    it('Free tenants get query translation but no response translation', async () => {
+      const { api } = await tenantWith(SPANISH.slice(0, 2), { plan: 'free', kb: { translation_config: { response_translation: 'always' } } });
+      const res = await query(api, { query: 'The cat sleeps in the kitchen.' });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.results[0].content, SPANISH[0]);
+      assert.equal(res.body.results[0].content_original, undefined);
+      assert.equal(res.body.metadata.translation_config_source, 'instance_default');
+      assert.equal((await query(api, { query: 'x', translate_response: true })).body.error, 'free_tier_restriction');
+    });
+
+    it('never leaks another tenant’s documents or translations', async () => {
+      const a = await tenantWith(['El gato duerme en la cocina todas las tardes.']);
+      const b = await tenantWith(['El coche rojo está en la calle.']);
+      await a.api('PATCH', '/v1/tenant/settings', { translation_config: { response_translation: 'always' } });
+      await b.api('PATCH', '/v1/tenant/settings', { translation_config: { response_translation: 'always' } });
+      const resA = await query(a.api, { query: 'The cat sleeps in the kitchen.', top_k: 10 });
+      assert.deepEqual(resA.body.results.map((r: { content_original: string }) => r.content_original), ['El gato duerme en la cocina todas las tardes.']);
+      const resB = await query(b.api, { query: 'The cat sleeps in the kitchen.', top_k: 10 });
+      assert.deepEqual(resB.body.results.map((r: { content_original: string }) => r.content_original), ['El coche rojo está en la calle.']);
+      assert.ok(!JSON.stringify(resB.body).includes('gato'));
+      const cache = async (tenantId: string) =>
+        (await app.db.query<{ translated_text: string }>('SELECT translated_text FROM translation_cache WHERE tenant_id = $1 ORDER BY 1', [tenantId])).rows.map(
+          (r) => r.translated_text,
+        );
+      // Each cache holds the tenant's own query translation and its own passages' translations only.
+      const [cacheA, cacheB] = [await cache(a.t.id), await cache(b.t.id)];
+      assert.equal(cacheA.length, 2);
+      assert.equal(cacheB.length, 2);
+      assert.ok(cacheA.some((text) => /afternoon|evening/i.test(text)) && !cacheA.some((text) => /car\b|street/i.test(text)));
+      assert.ok(cacheB.some((text) => /car\b|street/i.test(text)) && !cacheB.some((text) => /afternoon|evening/i.test(text)));
+    });
+
+    it('translates platform corpus results too', async () => {
+      const admin = client(app.url, TEST_ADMIN_TOKEN);
+      const slug = `qt-${randomBytes(4).toString('hex')}`;
+      assert.equal((await admin('POST', '/internal/v1/corpora', { slug, name: 'Recetas', plans: ['enterprise'] })).status, 201);
+      try {
+        const load = await admin('POST', `/internal/v1/corpora/${slug}/records`, {
+          records: [{ source_record_id: 'r1', content: 'La sopa de tomate se sirve caliente con pan.' }],
+        });
+        assert.equal(load.status, 202);
+        for (let i = 0; ; i++) {
+          const job = await admin('GET', `/internal/v1/corpora/${slug}/jobs/${load.body.job_id}`);
+          if (job.body.status === 'completed') break;
+          assert.ok(i < 600 && job.body.status !== 'failed', JSON.stringify(job.body));
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const t = await createTenant(app, 'enterprise');
+        const api = client(app.url, await createKey(app, t.key, 'read'));
+        const res = await query(api, { query: 'La sopa de tomate', source_language: 'es', translate_response: true, top_k: 5 }, {});
+        assert.equal(res.status, 200);
+        const corpusItem = res.body.results.find((r: { source: string }) => r.source === slug);
+        assert.ok(corpusItem, JSON.stringify(res.body));
+        // The query is Spanish and so is the record: nothing to translate.
+        assert.equal(corpusItem.content_original, undefined);
+        const english = await query(api, { query: 'The tomato soup is served hot.', translate_response: true, corpora: [slug] });
+        const translated = english.body.results.find((r: { source: string }) => r.source === slug);
+        assert.equal(translated.content_original, 'La sopa de tomate se sirve caliente con pan.');
+        assert.match(translated.content, /tomato/i);
+        assert.equal(translated.source_record_id, 'r1');
+        assert.equal(english.body.metadata.translation_config_source, 'request');
+      } finally {
+        await admin('DELETE', `/internal/v1/corpora/${slug}`);
+      }
+    });
+  });
+}
