@@ -64,6 +64,7 @@ async function main(): Promise<void> {
     await runtime.services.billing.runDueTransitions();
     await runtime.engine.start();
   }
+  runtime.maintenance?.start();
   const app = createApp({ config: { ...config, adminToken }, services: runtime.services, log, version });
   const server = app.express.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {

@@ -19,6 +19,7 @@ import type { TranslationEngine } from '../core/ports/translator.js';
 import { type Adapters, type Services, createServices } from '../core/services.js';
 import { createJobDefinitions } from '../workflows/activities.js';
 import { EmbeddedWorkflowEngine } from '../workflows/embedded-engine.js';
+import { TableMaintenance } from '../core/db/table-maintenance.js';
 
 export type RuntimeConfig = Pick<
   Config,
@@ -43,6 +44,8 @@ export type RuntimeConfig = Pick<
 export interface Runtime {
   services: Services;
   engine: EmbeddedWorkflowEngine;
+  /** Statistics and vacuuming for the embedded database (a server's autovacuum does it otherwise); call start(). */
+  maintenance: TableMaintenance | undefined;
   /** Stops the job workers and worker threads (the database belongs to the caller). */
   close(): Promise<void>;
 }
@@ -128,10 +131,13 @@ export async function createRuntime(
   // A configured signing key that cannot be used stops start-up instead of the first token request.
   if (config.oauth.signingKeyFile) await services.oauthTokens.jwks();
   engine.register(createJobDefinitions(services));
+  const maintenance = db.kind === 'embedded' ? new TableMaintenance(db, log.child({ component: 'maintenance' })) : undefined;
   return {
     services,
     engine,
+    maintenance,
     async close() {
+      await maintenance?.stop();
       await engine.stop();
       await pdf.close();
     },

@@ -254,6 +254,7 @@ async function main(): Promise<void> {
   await migrate(db);
   const config = loadConfig({ LOG_LEVEL: 'silent' });
   const runtime = await createRuntime(db, config, log);
+  runtime.maintenance?.start(); // as `npm start` does: planner statistics, vacuum
   try {
     const { services } = runtime;
     const random = seeded(options.seed);

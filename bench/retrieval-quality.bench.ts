@@ -141,6 +141,7 @@ async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<I
       CHUNK_MAX_CHARS: String(Math.max(chunkTargetChars, 2000)),
     });
     const runtime = await createRuntime(db, config, silent);
+    runtime.maintenance?.start(); // as `npm start` does: planner statistics, vacuum
     const { services } = runtime;
     const tenant = await services.tenants.create({ name: `libreoffice-${help.language}`, plan: 'enterprise' });
     // Enterprise's 10,000 documents would do; chunk and storage limits are lifted so that small

@@ -12,9 +12,7 @@
  *     values, against an exact ground truth;
  *  4. RSS and heap after ingestion and after the query runs.
  *
- * Items 2 and 3 are repeated with the planner steered onto the HNSW index (index scans only inside
- * the adapter's HNSW transaction), which is what the adapter means to run; a label says which is
- * which. The summary checks the targets at 100k chunks: query p50 < 15 ms and p99 < 50 ms at
+ * The summary checks the targets at 100k chunks: query p50 < 15 ms and p99 < 50 ms at
  * concurrency 1, recall@10 ≥ 0.95 with and without a filter, ingestion ≥ 500 chunks/s.
  *
  * Each size runs in a child process of its own, so memory figures do not carry over. Latency and
@@ -101,12 +99,6 @@ const FILTER_TAG = { department: 'legal' };
 const TOP_K = 10;
 const WARMUP_QUERIES = 30;
 const TARGETS = { size: 100_000, p50Ms: 15, p99Ms: 50, recall: 0.95, chunksPerSecond: 500 };
-/**
- * Inside the adapter's HNSW transaction only. The HNSW index scan is the one plan that needs no
- * Sort below the outer re-sort, so with these disabled it is the plan with the fewest disabled
- * nodes, which PostgreSQL 18 picks whatever the costs.
- */
-const STEER_TO_HNSW = 'SET LOCAL enable_sort = off; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off';
 
 interface LatencyFigures {
   p50: number;
@@ -117,7 +109,6 @@ interface LatencyFigures {
 }
 
 interface RecallFigures {
-  variant: 'as-is' | 'steered';
   efSearch: number;
   filtered: boolean;
   recall: number;
@@ -188,12 +179,9 @@ async function timeCalls(
 
 /**
  * A view of the database for a PgVectorIndex that records the statement of its HNSW transaction
- * (to EXPLAIN it later) and, when `steer` is set, adds STEER_TO_HNSW to the transaction's settings.
- * It recognises the HNSW transaction by the adapter's `SET LOCAL hnsw.…` statement.
+ * (to EXPLAIN it later). It recognises the HNSW transaction by the adapter's `SET LOCAL hnsw.…` statement.
  */
 class VectorQueryProbe {
-  steer = false;
-  steered = 0;
   last: { settings: string; sql: string; params: readonly SqlParam[] } | undefined;
 
   constructor(private readonly db: Database) {}
@@ -214,11 +202,7 @@ class VectorQueryProbe {
               return tx.query(sql, params);
             },
             exec: (sql) => {
-              if (sql.startsWith('SET LOCAL hnsw.')) {
-                settings = this.steer ? `${sql}; ${STEER_TO_HNSW}` : sql;
-                if (this.steer) this.steered++;
-                return tx.exec(settings);
-              }
+              if (sql.startsWith('SET LOCAL hnsw.')) settings = sql;
               return tx.exec(sql);
             },
           };
@@ -264,6 +248,7 @@ async function runSize(size: number, concurrency: number, ingestOnly: boolean): 
     await migrate(db);
     const config = loadConfig({ JOB_CONCURRENCY: String(concurrency), LOG_LEVEL: 'silent' });
     const runtime = await createRuntime(db, config, log);
+    runtime.maintenance?.start(); // as `npm start` does: planner statistics, vacuum
     try {
       const { services } = runtime;
       const tenant = await services.tenants.create({ name: 'bench', plan: 'enterprise' });
@@ -288,6 +273,8 @@ async function runSize(size: number, concurrency: number, ingestOnly: boolean): 
         memory: { start: memory() },
       };
       await ingest(db, services, runtime.engine, scope, kb.id, corpus, size, result);
+      // The steady state a server reaches within its maintenance interval after a bulk load.
+      await runtime.maintenance?.run();
       result.memory.afterIngestion = memory();
       if (keep) await fs.writeFile(`${keep}.json`, JSON.stringify({ tenantId: tenant.id, knowledgeBaseId: kb.id, documents: result.documents, chunks: result.chunks }));
       if (ingestOnly) return result;
@@ -349,7 +336,7 @@ async function ingest(
   await engine.start();
   await waitForJobs(db);
   const indexMs = performance.now() - indexStart;
-  const indexed = await one<{ n: number }>(db, `SELECT count(*)::int AS n FROM chunks WHERE searchable`);
+  const indexed = await one<{ n: number }>(db, `SELECT count(*)::int AS n FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'ready'`);
   if (indexed.n !== chunks) throw new Error(`expected ${chunks} searchable chunks, found ${indexed.n}`);
   Object.assign(result, {
     chunks,
@@ -453,8 +440,7 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     ...(filtered ? { filters: { [`tags.${filterKey}`]: filterValue } } : {}),
   });
   const { embedder } = services.adapters;
-  // The product's own SearchService, plus the same service over a probed vector index: it shows
-  // the plan, and, steered, what the search costs when the HNSW index is used.
+  // The product's own SearchService, plus the same service over a probed vector index to show the plan.
   const probe = new VectorQueryProbe(db);
   const probedIndex = new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex);
   const searchers = {
@@ -462,14 +448,12 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     vector: new SearchService(db, embedder, services.adapters.vectorIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'vector' }),
     keyword: new SearchService(db, embedder, services.adapters.vectorIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
     probed: new SearchService(db, embedder, probedIndex),
-    probedVector: new SearchService(db, embedder, probedIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'vector' }),
   };
   for (let i = 0; i < WARMUP_QUERIES; i++) await services.search.query(ctx, request(queries[i % queries.length]!, i % 2 === 1));
 
-  type Run = { name: string; searcher: keyof typeof searchers; filtered: boolean; concurrency: number; steer?: boolean };
+  type Run = { name: string; searcher: keyof typeof searchers; filtered: boolean; concurrency: number };
   const measure = async (runs: Run[]) => {
     for (const run of runs) {
-      probe.steer = run.steer ?? false;
       const rounds: LatencyFigures[] = [];
       for (let r = 0; r < options.rounds; r++) {
         const searcher = searchers[run.searcher];
@@ -507,26 +491,11 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     { name: 'keyword only filtered c1', searcher: 'keyword', filtered: true, concurrency: 1 },
   ]);
   for (const filtered of [false, true]) {
-    probe.steer = false;
     probe.last = undefined;
     await searchers.probed.query(ctx, request(queries[0]!, filtered));
     console.log(`  plan of the vector query as the adapter runs it (${filtered ? 'filtered' : 'unfiltered'}, EXPLAIN ANALYZE):`);
     for (const line of await probe.explain()) console.log(`      ${line}`);
   }
-  console.log(`  the same with the planner steered onto the HNSW index (${STEER_TO_HNSW}, inside the HNSW transaction only):`);
-  await measure([
-    { name: 'steered hybrid unfiltered c1', searcher: 'probed', filtered: false, concurrency: 1, steer: true },
-    { name: 'steered hybrid filtered c1', searcher: 'probed', filtered: true, concurrency: 1, steer: true },
-    { name: 'steered hybrid unfiltered c16', searcher: 'probed', filtered: false, concurrency: 16, steer: true },
-    { name: 'steered vector only unfiltered c1', searcher: 'probedVector', filtered: false, concurrency: 1, steer: true },
-    { name: 'steered vector only filtered c1', searcher: 'probedVector', filtered: true, concurrency: 1, steer: true },
-  ]);
-  probe.steer = true;
-  probe.last = undefined;
-  await searchers.probed.query(ctx, request(queries[0]!, true));
-  console.log(`  plan of the steered vector query (filtered, EXPLAIN ANALYZE):`);
-  for (const line of await probe.explain()) console.log(`      ${line}`);
-  if (!probe.steered) console.log('  (the adapter sent no SET LOCAL hnsw.… statement, so nothing was steered)');
 }
 
 /**
@@ -539,7 +508,7 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
 async function recall(db: Database, embedder: Embedder, scope: { tenantId: string; subTenantId: null }, knowledgeBaseId: string, result: SizeResult): Promise<void> {
   const d = DEFAULT_DIMENSIONS;
   const { rows } = await db.query<{ id: string; content: string; tagged: boolean }>(
-    `SELECT id, content, doc_tags @> $1::jsonb AS tagged FROM chunks WHERE searchable AND knowledge_base_id = $2 ORDER BY id`,
+    `SELECT id, content, doc_tags @> $1::jsonb AS tagged FROM chunks WHERE knowledge_base_id = $2 ORDER BY id`,
     [JSON.stringify(FILTER_TAG), knowledgeBaseId],
   );
   const matrix = new Float32Array(rows.length * d);
@@ -589,26 +558,23 @@ async function recall(db: Database, embedder: Embedder, scope: { tenantId: strin
       `${(agreement / checks).toFixed(3)} over ${checks} queries; ≤ ${options.recallSeconds} s per line:`,
   );
   const probe = new VectorQueryProbe(db);
-  for (const variant of ['as-is', 'steered'] as const) {
-    probe.steer = variant === 'steered';
-    for (const efSearch of options.efSearch) {
-      const index = new PgVectorIndex(probe.database(), { ...DEFAULTS.vectorIndex, exactScanThreshold: 0, efSearch });
-      const line: string[] = [];
-      for (const filtered of [false, true]) {
-        const name = filtered ? 'filtered' : 'unfiltered';
-        let sum = 0;
-        // Half of the line's budget for each of its two filters.
-        const { latencies } = await timeCalls(queries.length, 1, options.recallSeconds * 500, async (i) => {
-          const hits = await index.search({ filter: filters[name], dimensions: d, vector: queries[i]!, limit: TOP_K });
-          sum += recallAt(hits, truths[name][i]!, TOP_K);
-        });
-        const r: RecallFigures = { variant, efSearch, filtered, recall: sum / latencies.length, p50Ms: percentile(latencies, 50), n: latencies.length };
-        result.recall.push(r);
-        line.push(`${name} ${r.recall.toFixed(3)} (p50 ${fmt(r.p50Ms)} ms, ${r.n} q)`);
-      }
-      console.log(`    ${variant.padEnd(7)} ef_search ${String(efSearch).padStart(4)}: ${line.join('; ')}`);
-      if (efSearch === options.efSearch[0]) console.log(`      plan (last query, filtered): ${await probe.planSummary()}`);
+  for (const efSearch of options.efSearch) {
+    const index = new PgVectorIndex(probe.database(), { ...DEFAULTS.vectorIndex, exactScanThreshold: 0, efSearch });
+    const line: string[] = [];
+    for (const filtered of [false, true]) {
+      const name = filtered ? 'filtered' : 'unfiltered';
+      let sum = 0;
+      // Half of the line's budget for each of its two filters.
+      const { latencies } = await timeCalls(queries.length, 1, options.recallSeconds * 500, async (i) => {
+        const hits = await index.search({ filter: filters[name], dimensions: d, vector: queries[i]!, limit: TOP_K });
+        sum += recallAt(hits, truths[name][i]!, TOP_K);
+      });
+      const r: RecallFigures = { efSearch, filtered, recall: sum / latencies.length, p50Ms: percentile(latencies, 50), n: latencies.length };
+      result.recall.push(r);
+      line.push(`${name} ${r.recall.toFixed(3)} (p50 ${fmt(r.p50Ms)} ms, ${r.n} q)`);
     }
+    console.log(`    ef_search ${String(efSearch).padStart(4)}: ${line.join('; ')}`);
+    if (efSearch === options.efSearch[0]) console.log(`      plan (last query, filtered): ${await probe.planSummary()}`);
   }
 }
 
@@ -669,16 +635,15 @@ function summary(results: SizeResult[], trials: SizeResult[], startedAt: number)
   for (const r of results) {
     const l = r.latency;
     const pair = (name: string) => `${fmt(l[name]?.p50 ?? NaN)}/${fmt(l[name]?.p99 ?? NaN)}`;
-    const rec = (variant: string, ef: number) =>
-      ['unfiltered', 'filtered'].map((f) => r.recall.find((x) => x.variant === variant && x.efSearch === ef && x.filtered === (f === 'filtered'))?.recall.toFixed(3) ?? '-').join('/');
+    const rec = (ef: number) =>
+      ['unfiltered', 'filtered'].map((f) => r.recall.find((x) => x.efSearch === ef && x.filtered === (f === 'filtered'))?.recall.toFixed(3) ?? '-').join('/');
     console.log(`${r.chunks} chunks (${r.documents} documents):`);
     console.log(`  ingestion: ${r.indexRate.toFixed(0)} chunks/s indexing, ${r.endToEndRate.toFixed(0)} chunks/s end to end (${(r.submitSeconds + r.indexSeconds).toFixed(0)} s)`);
     console.log(
-      `  hybrid p50/p99 ms: unfiltered c1 ${pair('hybrid unfiltered c1')}, filtered c1 ${pair('hybrid filtered c1')}, unfiltered c16 ${pair('hybrid unfiltered c16')}, filtered c16 ${pair('hybrid filtered c16')}; ` +
-        `steered: unfiltered c1 ${pair('steered hybrid unfiltered c1')}, filtered c1 ${pair('steered hybrid filtered c1')}`,
+      `  hybrid p50/p99 ms: unfiltered c1 ${pair('hybrid unfiltered c1')}, filtered c1 ${pair('hybrid filtered c1')}, unfiltered c16 ${pair('hybrid unfiltered c16')}, filtered c16 ${pair('hybrid filtered c16')}`,
     );
     console.log(
-      `  recall@10 unfiltered/filtered: as-is ${options.efSearch.map((ef) => `ef ${ef} ${rec('as-is', ef)}`).join(', ')}; steered ${options.efSearch.map((ef) => `ef ${ef} ${rec('steered', ef)}`).join(', ')}`,
+      `  recall@10 unfiltered/filtered: ${options.efSearch.map((ef) => `ef ${ef} ${rec(ef)}`).join(', ')}`,
     );
     console.log(`  RSS ${r.memory.afterIngestion?.rssMb} MB after ingestion, ${r.memory.afterQueries?.rssMb} MB after the query runs (heapUsed ${r.memory.afterIngestion?.heapUsedMb} / ${r.memory.afterQueries?.heapUsedMb} MB)`);
   }
@@ -695,12 +660,12 @@ function summary(results: SizeResult[], trials: SizeResult[], startedAt: number)
   }
   const l = target.latency;
   const ef = DEFAULTS.vectorIndex.efSearch;
-  const recallOf = (variant: string, filtered: boolean) => target.recall.find((x) => x.variant === variant && x.efSearch === ef && x.filtered === filtered)?.recall ?? NaN;
+  const recallOf = (filtered: boolean) => target.recall.find((x) => x.efSearch === ef && x.filtered === filtered)?.recall ?? NaN;
   const worst = (a: number | undefined, b: number | undefined) => Math.max(a ?? Infinity, b ?? Infinity);
   const rows: Array<[boolean, string]> = [
     [worst(l['hybrid unfiltered c1']?.p50, l['hybrid filtered c1']?.p50) < TARGETS.p50Ms, `query p50 < ${TARGETS.p50Ms} ms at c1: unfiltered ${fmt(l['hybrid unfiltered c1']?.p50 ?? NaN)}, filtered ${fmt(l['hybrid filtered c1']?.p50 ?? NaN)}`],
     [worst(l['hybrid unfiltered c1']?.p99, l['hybrid filtered c1']?.p99) < TARGETS.p99Ms, `query p99 < ${TARGETS.p99Ms} ms at c1: unfiltered ${fmt(l['hybrid unfiltered c1']?.p99 ?? NaN)}, filtered ${fmt(l['hybrid filtered c1']?.p99 ?? NaN)}`],
-    [Math.min(recallOf('as-is', false), recallOf('as-is', true)) >= TARGETS.recall, `recall@10 ≥ ${TARGETS.recall} at the default ef_search ${ef}, as the adapter runs: ${recallOf('as-is', false).toFixed(3)}, filtered ${recallOf('as-is', true).toFixed(3)} (steered onto HNSW: ${recallOf('steered', false).toFixed(3)}, ${recallOf('steered', true).toFixed(3)})`],
+    [Math.min(recallOf(false), recallOf(true)) >= TARGETS.recall, `recall@10 ≥ ${TARGETS.recall} at the default ef_search ${ef}: ${recallOf(false).toFixed(3)}, filtered ${recallOf(true).toFixed(3)}`],
     [target.endToEndRate >= TARGETS.chunksPerSecond, `ingestion ≥ ${TARGETS.chunksPerSecond} chunks/s: end to end ${target.endToEndRate.toFixed(0)}, indexing alone ${target.indexRate.toFixed(0)}`],
   ];
   console.log(`targets at ${target.chunks} chunks:`);

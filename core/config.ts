@@ -48,8 +48,8 @@ const envSchema = z.object({
   JOB_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3600).default(2),
   JOBS_ENABLED: boolFromEnv.default(true),
-  VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(10_000),
-  HNSW_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(100),
+  VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(4_000),
+  HNSW_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(400),
   BILLING_ENABLED: boolFromEnv.default(true),
   DPA_CURRENT_VERSION: z.coerce.number().int().min(1).default(1),
   TRUSTED_PROXIES: z

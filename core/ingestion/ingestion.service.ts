@@ -103,7 +103,6 @@ export class IngestionService {
 
     const language = [...languages.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
     await this.db.transaction(async (tx) => {
-      await tx.query('UPDATE chunks SET searchable = true WHERE document_id = $1', [doc.id]);
       const { rowCount } = await tx.query(
         `UPDATE documents SET status = 'ready', chunk_count = $2, embedder = $3,
                 language = COALESCE($4, language), error = NULL, updated_at = now()

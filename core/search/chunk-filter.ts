@@ -22,10 +22,15 @@ export interface ChunkFilter {
 /** SQL condition over chunks aliased `alias`, with its parameters added to `params`. */
 export function chunkFilterSql(filter: ChunkFilter, params: SqlParams, alias = 'c'): string {
   const a = alias;
+  const tenant = params.add(filter.scope.tenantId);
+  const knowledgeBases = params.add(filter.knowledgeBaseIds);
   const conditions = [
-    `${a}.tenant_id = ${params.add(filter.scope.tenantId)}::uuid`,
-    `${a}.knowledge_base_id = ANY(${params.add(filter.knowledgeBaseIds)}::uuid[])`,
-    `${a}.searchable`,
+    `${a}.tenant_id = ${tenant}::uuid`,
+    `${a}.knowledge_base_id = ANY(${knowledgeBases}::uuid[])`,
+    // Only chunks of ready documents. The few documents still being indexed (or failed) are looked up
+    // once per statement, so every row's check is a comparison, also inside an HNSW scan.
+    `${a}.document_id <> ALL(ARRAY(SELECT d.id FROM documents d WHERE d.tenant_id = ${tenant}::uuid ` +
+      `AND d.knowledge_base_id = ANY(${knowledgeBases}::uuid[]) AND d.status <> 'ready'))`,
   ];
   if (filter.scope.subTenantId) conditions.push(`${a}.sub_tenant_id = ${params.add(filter.scope.subTenantId)}::uuid`);
   if (Object.keys(filter.tags).length) conditions.push(`${a}.doc_tags @> ${params.add(JSON.stringify(filter.tags))}::jsonb`);

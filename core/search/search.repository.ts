@@ -64,12 +64,13 @@ export interface ChunkDetail {
   language: string | null;
 }
 
-/** The result fields of chunks, re-checked against the tenant (and still searchable: not deleted). */
+/** The result fields of chunks, re-checked against the tenant (and still searchable: document ready, not deleted). */
 export async function chunkDetails(db: Queryable, tenantId: string, ids: string[]): Promise<Map<string, ChunkDetail>> {
   if (!ids.length) return new Map();
   const { rows } = await db.query<ChunkDetail>(
     `SELECT id, content, document_id, knowledge_base_id, doc_title, chunk_index, doc_tags, language
-     FROM chunks WHERE id = ANY($1::uuid[]) AND tenant_id = $2 AND searchable`,
+     FROM chunks c WHERE id = ANY($1::uuid[]) AND tenant_id = $2
+       AND EXISTS (SELECT 1 FROM documents d WHERE d.id = c.document_id AND d.status = 'ready')`,
     [ids, tenantId],
   );
   return new Map(rows.map((r) => [r.id, r]));

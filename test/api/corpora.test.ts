@@ -612,7 +612,7 @@ for (const database of testDatabases()) {
       const t = await tenant();
       assert.deepEqual(fromCorpus(await query(t.api, { query: 'lichens fungi algae partnership' }), slug).map((r) => r.source_record_id), ['r1']);
       const { rows } = await app.db.query<{ dimensions: number; n: number }>(
-        'SELECT pc.dimensions, array_length(pc.embedding, 1) AS n FROM platform_chunks pc JOIN corpora c ON c.id = pc.corpus_id WHERE c.slug = $1',
+        'SELECT pc.dimensions, cardinality(pc.embedding::real[]) AS n FROM platform_chunks pc JOIN corpora c ON c.id = pc.corpus_id WHERE c.slug = $1',
         [slug],
       );
       assert.deepEqual(rows, [{ dimensions: 384, n: 384 }]);

@@ -57,7 +57,7 @@ for (const database of testDatabases()) {
       assert.equal(doc.body.language, 'en');
       assert.equal(doc.body.content_bytes, Buffer.byteLength(content));
       assert.equal(doc.body.file, null);
-      const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE document_id = $1 AND searchable', [
+      const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE document_id = $1', [
         res.body.document_id,
       ]);
       assert.equal(rows[0]!.n, job.total_chunks);

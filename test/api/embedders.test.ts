@@ -18,7 +18,7 @@ async function roundTrip(app: TestApp) {
   assert.equal(res.status, 200);
   assert.equal(res.body.results[0].document_title, 'invoice');
   const { rows } = await app.db.query<{ embedder: string; dimensions: number; n: number }>(
-    'SELECT embedder, dimensions, array_length(embedding, 1) AS n FROM chunks WHERE tenant_id = $1 GROUP BY 1, 2, 3',
+    'SELECT embedder, dimensions, cardinality(embedding::real[]) AS n FROM chunks WHERE tenant_id = $1 GROUP BY 1, 2, 3',
     [t.id],
   );
   return rows;

@@ -143,7 +143,7 @@ for (const database of testDatabases()) {
       const res = await api('POST', '/v1/query', { query: 'sourdough wild yeast', top_k: 4 });
       assert.deepEqual(res.body.results.map((r: { document_title: string }) => r.document_title).sort(), ['dims 3000', 'dims 384', 'dims 4096', 'dims 8']);
       const { rows } = await app.db.query<{ dimensions: number; n: number }>(
-        'SELECT dimensions, array_length(embedding, 1) AS n FROM chunks WHERE tenant_id = $1 ORDER BY dimensions',
+        'SELECT dimensions, cardinality(embedding::real[]) AS n FROM chunks WHERE tenant_id = $1 ORDER BY dimensions',
         [t.id],
       );
       assert.deepEqual(rows.map((r) => [r.dimensions, r.n]), [[8, 8], [384, 384], [3000, 3000], [4096, 4096]]);

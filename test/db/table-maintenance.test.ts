@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import type { Database } from '../../core/db/database.js';
+import { openPgliteDatabase } from '../../core/db/pglite.database.js';
+import { TableMaintenance } from '../../core/db/table-maintenance.js';
+
+interface TableState {
+  reltuples: number;
+  last_analyze: Date | null;
+  last_vacuum: Date | null;
+  n_dead_tup: number;
+}
+
+async function state(db: Database): Promise<TableState> {
+  const { rows } = await db.query<TableState>(
+    `SELECT c.reltuples, s.last_analyze, s.last_vacuum, s.n_dead_tup
+     FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = 'notes'`,
+  );
+  return rows[0]!;
+}
+
+describe('TableMaintenance (the embedded database has no autovacuum)', () => {
+  let db: Database;
+  let maintenance: TableMaintenance;
+
+  before(async () => {
+    db = await openPgliteDatabase('memory://');
+    await db.exec('CREATE TABLE notes (id int PRIMARY KEY, body text NOT NULL)');
+    maintenance = new TableMaintenance(db, pino({ level: 'silent' }));
+  });
+
+  after(async () => {
+    await maintenance.stop();
+    await db.close();
+  });
+
+  it('analyzes a table once enough rows changed, and leaves it alone until more do', async () => {
+    await db.query(`INSERT INTO notes SELECT g, repeat('x', 100) FROM generate_series(1, 1000) g`);
+    assert.equal((await state(db)).last_analyze, null);
+    await maintenance.run();
+    const analyzed = await state(db);
+    assert.equal(analyzed.reltuples, 1000, 'the planner now knows the row count');
+    assert.ok(analyzed.last_analyze);
+
+    await db.query(`INSERT INTO notes SELECT g, 'y' FROM generate_series(1001, 1040) g`);
+    await maintenance.run();
+    assert.deepEqual((await state(db)).last_analyze, analyzed.last_analyze, '40 new rows are under 50 + 10%');
+
+    await db.query(`INSERT INTO notes SELECT g, 'z' FROM generate_series(1041, 1200) g`);
+    await maintenance.run();
+    assert.equal((await state(db)).reltuples, 1200);
+  });
+
+  it('vacuums a table once enough rows are dead', async () => {
+    await db.query('DELETE FROM notes WHERE id > 200');
+    assert.equal((await state(db)).last_vacuum, null);
+    await maintenance.run();
+    const vacuumed = await state(db);
+    assert.ok(vacuumed.last_vacuum);
+    assert.equal(vacuumed.n_dead_tup, 0);
+    assert.equal(vacuumed.reltuples, 200);
+  });
+
+  it('runs on a timer once started, and one pass at a time', async () => {
+    await db.query(`INSERT INTO notes SELECT g, 'w' FROM generate_series(5000, 6000) g`);
+    const timed = new TableMaintenance(db, pino({ level: 'silent' }), 20);
+    timed.start();
+    try {
+      const deadline = Date.now() + 10_000;
+      while ((await state(db)).reltuples !== 1201 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal((await state(db)).reltuples, 1201);
+      assert.equal(timed.run(), timed.run(), 'a pass in progress is shared, not started twice');
+    } finally {
+      await timed.stop();
+    }
+  });
+});
