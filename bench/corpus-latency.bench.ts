@@ -17,10 +17,8 @@
  *   without corpus   `corpora: []`: the tenant's documents only, while the corpus exists
  *   with corpus      the default: the tenant's documents and the corpus, fused
  *   with filter      as above with a `metadata_filter` that ~10% of the records match
- *   corpus vector    PgVectorIndex.searchPlatform alone (limit 50), as the search sends it
- *   corpus vector, HNSW-steered   the same statement with sorts and sequential scans disabled in its
- *                    transaction, which leaves PostgreSQL only the HNSW index scan (what the
- *                    adapter means to run; the plan PostgreSQL picks unsteered is printed)
+ *   corpus vector    PgVectorIndex.searchPlatform alone (limit 50), as the search sends it (its plan
+ *                    is printed)
  *   corpus keyword   the corpus's full-text search alone
  *
  * It prints p50/p99 per variant and round, their medians over the rounds, ingestion throughput,
@@ -45,7 +43,7 @@ import { loadConfig } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { corporaOfTenant } from '../core/corpora/corpus.repository.js';
 import type { CorpusRecordInput } from '../core/corpora/corpus.schema.js';
-import type { Database, Queryable, SqlParam } from '../core/db/database.js';
+import type { Database } from '../core/db/database.js';
 import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
@@ -53,6 +51,7 @@ import type { QueryRequest } from '../core/search/search.schema.js';
 import { platformKeywordSearch } from '../core/search/search.repository.js';
 import type { Services } from '../core/services.js';
 import { median, percentile } from './support.js';
+import { VectorQueryProbe } from './vector-query-probe.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -140,60 +139,6 @@ async function time(queries: string[], run: (q: string) => Promise<unknown>): Pr
     latencies.push(performance.now() - t);
   }
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), n: latencies.length };
-}
-
-const STEER_TO_HNSW = 'SET LOCAL enable_sort = off; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off';
-
-/**
- * The database as a PgVectorIndex of its own sees it: remembers the statement of the adapter's HNSW
- * transaction (recognised by its `SET LOCAL hnsw.…`) to EXPLAIN it, and steers it onto the HNSW
- * index when `steer` is set.
- */
-class Probe {
-  steer = false;
-  last: { settings: string; sql: string; params: readonly SqlParam[] } | undefined;
-  constructor(private readonly db: Database) {}
-
-  database(): Database {
-    const db = this.db;
-    return {
-      kind: db.kind,
-      query: (sql, params) => db.query(sql, params),
-      exec: (sql) => db.exec(sql),
-      close: () => db.close(),
-      transaction: (fn) =>
-        db.transaction((tx) => {
-          let settings = '';
-          const probed: Queryable = {
-            query: (sql, params) => {
-              if (settings) this.last = { settings, sql, params: params ?? [] };
-              return tx.query(sql, params);
-            },
-            exec: (sql) => {
-              if (!sql.startsWith('SET LOCAL hnsw.')) return tx.exec(sql);
-              settings = this.steer ? `${sql}; ${STEER_TO_HNSW}` : sql;
-              return tx.exec(settings);
-            },
-          };
-          return fn(probed);
-        }),
-    };
-  }
-
-  /** The plan nodes of the last HNSW-mode statement, e.g. "Sort > Limit > Index Scan using …; Execution Time: …". */
-  async plan(): Promise<string> {
-    const last = this.last;
-    if (!last) return '(no HNSW-mode statement: the corpus is at or under the exact-scan threshold)';
-    const rows = await this.db.transaction(async (tx) => {
-      await tx.exec(last.settings);
-      return (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ANALYZE ${last.sql}`, last.params)).rows;
-    });
-    const lines = rows.map((r) => r['QUERY PLAN']);
-    const nodes = lines
-      .filter((l) => /Scan|Sort|Limit/.test(l) && !/Sort (Key|Method)/.test(l))
-      .map((l) => l.replace(/^\s*(->\s*)?/, '').replace(/\s*\(cost.*$/, ''));
-    return `${nodes.join(' > ')}; ${lines.find((l) => l.includes('Execution Time'))?.trim() ?? ''}`;
-  }
 }
 
 /** The migration's index of 1024-dimension platform chunks. */
@@ -301,10 +246,9 @@ async function main(): Promise<void> {
     const filteredShare = Number(
       (await db.query<{ s: number }>(`SELECT avg((metadata ->> 'region' = $1)::int)::float8 AS s FROM platform_chunks`, [FILTER.region])).rows[0]!.s,
     );
-    const probe = new Probe(db);
+    const probe = new VectorQueryProbe(db);
     const probedIndex = new PgVectorIndex(probe.database(), config.vectorIndex);
-    const vector = (steer: boolean) => async (q: string) => {
-      probe.steer = steer;
+    const vector = async (q: string) => {
       const [v] = await services.adapters.embedder.embed([q], { dimensions: 1024, kind: 'query' });
       return probedIndex.searchPlatform({
         filter: { corpusIds: [corpus.id], metadata: {}, embedder: services.adapters.embedder.id },
@@ -324,14 +268,11 @@ async function main(): Promise<void> {
       ['without corpus', search(ctx, { corpora: [] })],
       ['with corpus', search(ctx, {})],
       [`with filter (${(filteredShare * 100).toFixed(0)}%)`, search(ctx, { metadata_filter: FILTER })],
-      ['corpus vector', vector(false)],
-      ['corpus vector, HNSW-steered', vector(true)],
+      ['corpus vector', vector],
       ['corpus keyword', keyword],
     ];
-    for (const steer of [false, true]) {
-      await vector(steer)(queries[0]!);
-      console.log(`plan of the corpus vector statement${steer ? ', steered' : ''}: ${await probe.plan()}`);
-    }
+    await vector(queries[0]!);
+    console.log(`plan of the corpus vector statement: ${await probe.planSummary()}`);
     const sample = (await services.search.query(ctx, { query: queries[0]!, top_k: TOP_K, source_language: 'auto' })).results;
     console.log(`\na query's results: ${sample.filter((r) => r.source === SLUG).length} from the corpus, ${sample.filter((r) => r.source === 'tenant').length} own`);
 

@@ -160,6 +160,7 @@ async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<I
     }
     const t1 = performance.now();
     await runtime.engine.drain();
+    await runtime.maintenance?.run(); // fresh planner statistics, as a running server has them shortly after
     const t2 = performance.now();
     const { rows } = await db.query<{ ready: number; not_ready: number; chunks: number }>(
       `SELECT count(*) FILTER (WHERE status = 'ready')::int AS ready, count(*) FILTER (WHERE status <> 'ready')::int AS not_ready,

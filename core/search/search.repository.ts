@@ -11,6 +11,7 @@ export interface KeywordHit {
  * Full-text search over chunks. Each chunk's tsvector was built with its own language's
  * configuration, so the query is normalised with every configuration in `configs` and the
  * resulting lexemes are OR-ed: a query word matches in whichever language stems it the same way.
+ * Rows are ranked by ts_rank_cd; which rows are ranked at all is narrowed by `matchQuery`.
  */
 export async function keywordSearch(
   db: Queryable,
@@ -28,29 +29,87 @@ export async function platformKeywordSearch(
   return rankedKeywordSearch(db, { ...params, table: 'platform_chunks', where: (p) => platformChunkFilterSql(params.filter, p) });
 }
 
+/**
+ * Words in more than this share of a table's chunks (by the planner's statistics) still count in
+ * the ranking but do not select rows: a query word found in most chunks would otherwise make the
+ * search rank most of a knowledge base (~50k rows at 100k chunks), and ts_rank_cd gives it no less
+ * weight than a rare word anyway.
+ */
+export const MAX_MATCH_FREQUENCY = 0.05;
+
+interface QueryWord {
+  /** The word's lexemes under every configuration searched (its forms in each language). */
+  lexemes: string[];
+  /** Share of the table's chunks holding one of them; 0 when too rare for the statistics to list. */
+  frequency: number;
+}
+
+/** A tsquery OR-ing lexemes (quoted, so no lexeme is read as an operator). */
+function anyOf(lexemes: readonly string[]): string {
+  return lexemes.map((l) => `'${l.replace(/'/g, "''")}'`).join(' | ');
+}
+
+/**
+ * The query's words with their lexemes and frequencies. Frequencies come from `pg_stats` (ANALYZE
+ * keeps the most common lexemes of the tsv column with the share of rows holding each).
+ */
+async function queryWords(db: Queryable, table: string, query: string, configs: readonly string[]): Promise<QueryWord[]> {
+  const { rows } = await db.query<{ lexemes: string[]; frequency: number }>(
+    `WITH words AS (SELECT DISTINCT w FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w),
+          lex AS (SELECT DISTINCT w, l FROM words, unnest($2::regconfig[]) AS cfg,
+                    LATERAL unnest(tsvector_to_array(to_tsvector(cfg, w))) AS l
+                  WHERE position('\\' in l) = 0),
+          stats AS (SELECT e.elem, e.freq FROM pg_stats s,
+                      LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
+                    WHERE s.schemaname = current_schema() AND s.tablename = $3 AND s.attname = 'tsv' AND e.elem IS NOT NULL)
+     SELECT array_agg(DISTINCT lex.l) AS lexemes, least(1, COALESCE(sum(stats.freq), 0))::float8 AS frequency
+     FROM lex LEFT JOIN stats ON stats.elem = lex.l GROUP BY lex.w`,
+    [query, [...configs], table],
+  );
+  return rows.map((r) => ({ lexemes: r.lexemes, frequency: Number(r.frequency) }));
+}
+
+/**
+ * Which rows a keyword search ranks: those holding a rare word; when every word is common, those
+ * holding the two rarest words together. Ranking always uses every word.
+ */
+export function matchQuery(words: readonly QueryWord[]): string {
+  const rare = words.filter((w) => w.frequency <= MAX_MATCH_FREQUENCY);
+  if (rare.length) return anyOf(rare.flatMap((w) => w.lexemes));
+  return [...words]
+    .sort((a, b) => a.frequency - b.frequency)
+    .slice(0, 2)
+    .map((w) => `(${anyOf(w.lexemes)})`)
+    .join(' & ');
+}
+
 async function rankedKeywordSearch(
   db: Queryable,
   params: { table: 'chunks' | 'platform_chunks'; where: (p: SqlParams) => string; query: string; configs: readonly string[]; limit: number },
 ): Promise<KeywordHit[]> {
-  const p = new SqlParams();
-  const query = p.add(params.query);
-  const configs = p.add([...params.configs]);
-  const where = params.where(p);
-  const { rows } = await db.query<{ id: string; rank: number }>(
-    `WITH q AS (
-       SELECT string_agg(DISTINCT quote_literal(lexeme), ' | ')::tsquery AS tsq
-       FROM unnest(${configs}::regconfig[]) AS cfg,
-            LATERAL unnest(tsvector_to_array(to_tsvector(cfg, ${query}))) AS lexeme
-       WHERE position('\\' in lexeme) = 0
-     )
-     SELECT c.id, ts_rank_cd(c.tsv, q.tsq) AS rank
-     FROM ${params.table} c, q
-     WHERE q.tsq IS NOT NULL AND c.tsv @@ q.tsq AND ${where}
-     ORDER BY rank DESC, c.id
-     LIMIT ${Math.trunc(params.limit)}`,
-    p.values,
-  );
-  return rows.map((r) => ({ chunkId: r.id, rank: Number(r.rank) }));
+  const words = await queryWords(db, params.table, params.query, params.configs);
+  if (!words.length) return [];
+  const rank = anyOf(words.flatMap((w) => w.lexemes));
+  const search = async (match: string) => {
+    const p = new SqlParams();
+    const matchQ = p.add(match);
+    const rankQ = p.add(rank);
+    const where = params.where(p);
+    // The tsqueries are parameters, so the planner weighs the match's selectivity against the filter's.
+    const { rows } = await db.query<{ id: string; rank: number }>(
+      `SELECT c.id, ts_rank_cd(c.tsv, ${rankQ}::tsquery) AS rank
+       FROM ${params.table} c
+       WHERE c.tsv @@ ${matchQ}::tsquery AND ${where}
+       ORDER BY rank DESC, c.id
+       LIMIT ${Math.trunc(params.limit)}`,
+      p.values,
+    );
+    return rows.map((r) => ({ chunkId: r.id, rank: Number(r.rank) }));
+  };
+  const match = matchQuery(words);
+  const hits = await search(match);
+  // Two common words that never meet (or one only present in another language's form): every word.
+  return hits.length || match === rank ? hits : search(rank);
 }
 
 export interface ChunkDetail {
