@@ -273,3 +273,43 @@ export function sampleQueries(
   }
   return { queries: eligible.slice(0, options.count), eligible: eligible.length };
 }
+
+/**
+ * The paragraphs of one help page by their `id="par_id…"`: the ids come from the help's source
+ * files (`.xhp`) and are shared by every translation of the page, so the same key in two languages
+ * is the same paragraph translated. Text is taken up to the element's end (or the next block, for
+ * the few paragraphs whose end tag is missing), inline markup dropped and whitespace collapsed.
+ * An id that occurs twice in a page is ambiguous and left out.
+ */
+export function helpPageParagraphs(html: string): Map<string, string> {
+  const paragraphs = new Map<string, string>();
+  const repeated = new Set<string>();
+  const element = /<(p|h[1-6])\b[^>]*?\bid="(par_id[^"]+)"[^>]*>([\s\S]*?)(?=<\/\1\s*>|<p\b|<h[1-6]\b|<div\b|<\/div\s*>|<\/td\s*>)/gi;
+  for (let m = element.exec(html); m; m = element.exec(html)) {
+    const id = m[2]!;
+    const text = htmlToText(m[3] ?? '').replace(/\s+/g, ' ').trim();
+    if (paragraphs.has(id) || repeated.has(id)) {
+      paragraphs.delete(id);
+      repeated.add(id);
+    } else if (text) paragraphs.set(id, text);
+  }
+  return paragraphs;
+}
+
+/**
+ * Every paragraph of a language's help, keyed `<page id>#<par_id>` (e.g.
+ * `text/swriter/guide/calculate.html#par_id3149949`): the keys align paragraphs across languages.
+ */
+export async function loadHelpParagraphs(cacheDir: string, language: string): Promise<{ version: string; paragraphs: Map<string, string> }> {
+  const { helpDir, version } = await ensureHelpPackage(cacheDir, language);
+  const files = (await fs.readdir(path.join(helpDir, 'text'), { recursive: true }))
+    .filter((f) => f.endsWith('.html'))
+    .map((f) => path.posix.join('text', f.split(path.sep).join('/')))
+    .sort();
+  const paragraphs = new Map<string, string>();
+  for (const id of files) {
+    const html = await fs.readFile(path.join(helpDir, id), 'utf8');
+    for (const [par, text] of helpPageParagraphs(html)) paragraphs.set(`${id}#${par}`, text);
+  }
+  return { version, paragraphs };
+}
