@@ -61,7 +61,7 @@ import {
   queryOf,
   sampleQueries,
 } from './libreoffice-help.js';
-import { ROOT } from './support.js';
+import { ROOT, rankingScore } from './support.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -346,18 +346,9 @@ function score(run: { candidates: Candidates[]; queries: RetrievalQuery[]; pageO
       const page = run.pageOfChunk.get(chunk)!;
       if (!pages.includes(page)) pages.push(page);
     }
-    let dcg = 0;
-    let hits = 0;
-    pages.slice(0, TOP_K).forEach((page, r) => {
-      if (q.relevant.has(page)) {
-        dcg += 1 / Math.log2(r + 2);
-        hits += 1;
-      }
-    });
-    let ideal = 0;
-    for (let r = 0; r < Math.min(TOP_K, q.relevant.size); r++) ideal += 1 / Math.log2(r + 2);
-    out.ndcg.push(dcg / ideal);
-    out.recall.push(hits / q.relevant.size);
+    const { ndcg, recall } = rankingScore(pages, q.relevant, TOP_K);
+    out.ndcg.push(ndcg);
+    out.recall.push(recall);
   }
   return out;
 }

@@ -16,6 +16,21 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
+/** Binary-relevance nDCG@k and recall@k of a ranking of distinct items (pages, documents). */
+export function rankingScore(ranked: readonly string[], relevant: ReadonlySet<string>, k: number): { ndcg: number; recall: number } {
+  let dcg = 0;
+  let hits = 0;
+  ranked.slice(0, k).forEach((item, r) => {
+    if (relevant.has(item)) {
+      dcg += 1 / Math.log2(r + 2);
+      hits += 1;
+    }
+  });
+  let ideal = 0;
+  for (let r = 0; r < Math.min(k, relevant.size); r++) ideal += 1 / Math.log2(r + 2);
+  return { ndcg: ideal ? dcg / ideal : 0, recall: relevant.size ? hits / relevant.size : 0 };
+}
+
 export interface BenchServer {
   url: string;
   adminToken: string;

@@ -52,7 +52,7 @@ import type { Language } from '../core/translation/translation.schema.js';
 import { MAX_BATCH_TEXTS } from '../core/translation/translation.schema.js';
 import { corpusChrf } from './chrf.js';
 import { type RetrievalQuery, HELP_PACKAGES, loadHelpCollection, loadHelpIndex, loadHelpParagraphs, queryOf, sampleQueries } from './libreoffice-help.js';
-import { ROOT, median, percentile } from './support.js';
+import { ROOT, median, percentile, rankingScore } from './support.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -446,17 +446,7 @@ if (sections.has('retrieval')) {
 
 /** Binary-relevance nDCG@10 and recall@10 of a page ranking (each page at its best rank). */
 function score(ranked: string[], q: RetrievalQuery): { ndcg: number; recall: number } {
-  let dcg = 0;
-  let hits = 0;
-  ranked.slice(0, TOP_K).forEach((page, r) => {
-    if (q.relevant.has(page)) {
-      dcg += 1 / Math.log2(r + 2);
-      hits += 1;
-    }
-  });
-  let ideal = 0;
-  for (let r = 0; r < Math.min(TOP_K, q.relevant.size); r++) ideal += 1 / Math.log2(r + 2);
-  return { ndcg: dcg / ideal, recall: hits / q.relevant.size };
+  return rankingScore(ranked, q.relevant, TOP_K);
 }
 
 /** Standard error of the mean paired difference b - a. */
