@@ -48,7 +48,7 @@ import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import type { QueryRequest } from '../core/search/search.schema.js';
-import { platformKeywordSearch } from '../core/search/search.repository.js';
+import { LexemeFrequencies, platformKeywordSearch } from '../core/search/search.repository.js';
 import type { Services } from '../core/services.js';
 import { median, percentile } from './support.js';
 import { VectorQueryProbe } from './vector-query-probe.js';
@@ -257,12 +257,14 @@ async function main(): Promise<void> {
         limit: 50,
       });
     };
+    const frequencies = new LexemeFrequencies(db);
     const keyword = (q: string) =>
       platformKeywordSearch(db, {
         filter: { corpusIds: [corpus.id], metadata: {} },
         query: q,
         configs: [...new Set(Object.values(TEXT_SEARCH_CONFIG))],
         limit: 50,
+        frequencies,
       });
     const variants: Array<[string, (q: string) => Promise<unknown>]> = [
       ['without corpus', search(ctx, { corpora: [] })],

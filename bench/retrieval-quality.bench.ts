@@ -46,7 +46,7 @@ import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from '../core/search/fusion.js';
-import { keywordSearch } from '../core/search/search.repository.js';
+import { LexemeFrequencies, keywordSearch } from '../core/search/search.repository.js';
 import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService } from '../core/search/search.service.js';
 import { SqlParams } from '../core/shared/sql-params.js';
@@ -302,7 +302,7 @@ async function retrieve(target: Ingested, language: string, queries: RetrievalQu
     vectorMs += t1 - t0;
     keywordMs += t2 - t1;
     const keywordOwn = values.diagnostics
-      ? (await keywordSearch(target.db, { filter, query: q.query, configs: [ownConfig], limit: MAX_CANDIDATES })).map((h) => h.chunkId)
+      ? (await keywordSearch(target.db, { filter, query: q.query, configs: [ownConfig], limit: MAX_CANDIDATES, frequencies: new LexemeFrequencies(target.db) })).map((h) => h.chunkId)
       : [];
     const keywordTsRank = values.diagnostics ? await keywordSearchTsRank(target.db, filter, q.query, MAX_CANDIDATES) : [];
     const c = { vector, keyword, keywordOwn, keywordTsRank };

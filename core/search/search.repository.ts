@@ -15,7 +15,7 @@ export interface KeywordHit {
  */
 export async function keywordSearch(
   db: Queryable,
-  params: { filter: ChunkFilter; query: string; configs: readonly string[]; limit: number },
+  params: { filter: ChunkFilter; query: string; configs: readonly string[]; limit: number; frequencies: LexemeFrequencies },
 ): Promise<KeywordHit[]> {
   return rankedKeywordSearch(db, { ...params, table: 'chunks', where: (p) => chunkFilterSql(params.filter, p) });
 }
@@ -23,7 +23,7 @@ export async function keywordSearch(
 /** As `keywordSearch`, over the chunks of platform corpora (the same ranking, so the two compare). */
 export async function platformKeywordSearch(
   db: Queryable,
-  params: { filter: PlatformChunkFilter; query: string; configs: readonly string[]; limit: number },
+  params: { filter: PlatformChunkFilter; query: string; configs: readonly string[]; limit: number; frequencies: LexemeFrequencies },
 ): Promise<KeywordHit[]> {
   if (!params.filter.corpusIds.length) return [];
   return rankedKeywordSearch(db, { ...params, table: 'platform_chunks', where: (p) => platformChunkFilterSql(params.filter, p) });
@@ -49,24 +49,56 @@ function anyOf(lexemes: readonly string[]): string {
   return lexemes.map((l) => `'${l.replace(/'/g, "''")}'`).join(' | ');
 }
 
+type KeywordTable = 'chunks' | 'platform_chunks';
+
 /**
- * The query's words with their lexemes and frequencies. Frequencies come from `pg_stats` (ANALYZE
- * keeps the most common lexemes of the tsv column with the share of rows holding each).
+ * The share of a table's rows holding each of its most common lexemes, from the planner's
+ * statistics (ANALYZE keeps up to 1,000 per tsvector column, down to about 1 % of rows), read at
+ * most once a minute: reading `pg_stats` costs more than a keyword search.
  */
-async function queryWords(db: Queryable, table: string, query: string, configs: readonly string[]): Promise<QueryWord[]> {
-  const { rows } = await db.query<{ lexemes: string[]; frequency: number }>(
-    `WITH words AS (SELECT DISTINCT w FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w),
-          lex AS (SELECT DISTINCT w, l FROM words, unnest($2::regconfig[]) AS cfg,
-                    LATERAL unnest(tsvector_to_array(to_tsvector(cfg, w))) AS l
-                  WHERE position('\\' in l) = 0),
-          stats AS (SELECT e.elem, e.freq FROM pg_stats s,
-                      LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
-                    WHERE s.schemaname = current_schema() AND s.tablename = $3 AND s.attname = 'tsv' AND e.elem IS NOT NULL)
-     SELECT array_agg(DISTINCT lex.l) AS lexemes, least(1, COALESCE(sum(stats.freq), 0))::float8 AS frequency
-     FROM lex LEFT JOIN stats ON stats.elem = lex.l GROUP BY lex.w`,
-    [query, [...configs], table],
+export class LexemeFrequencies {
+  private readonly cached = new Map<KeywordTable, { at: number; frequencies: Promise<Map<string, number>> }>();
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly maxAgeMs = 60_000,
+  ) {}
+
+  of(table: KeywordTable): Promise<Map<string, number>> {
+    const entry = this.cached.get(table);
+    if (entry && Date.now() - entry.at < this.maxAgeMs) return entry.frequencies;
+    const frequencies = this.read(table);
+    this.cached.set(table, { at: Date.now(), frequencies });
+    // A failed read is not kept: the next search asks again.
+    frequencies.catch(() => this.cached.delete(table));
+    return frequencies;
+  }
+
+  private async read(table: KeywordTable): Promise<Map<string, number>> {
+    const { rows } = await this.db.query<{ elem: string; freq: number }>(
+      `SELECT e.elem, e.freq FROM pg_stats s,
+         LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(elem, freq)
+       WHERE s.schemaname = current_schema() AND s.tablename = $1 AND s.attname = 'tsv' AND e.elem IS NOT NULL`,
+      [table],
+    );
+    return new Map(rows.map((r) => [r.elem, Number(r.freq)]));
+  }
+}
+
+/** The query's words with their lexemes under every configuration, and how common each word is. */
+async function queryWords(db: Queryable, query: string, configs: readonly string[], frequencies: Map<string, number>): Promise<QueryWord[]> {
+  const { rows } = await db.query<{ w: string; lexemes: string[] }>(
+    `WITH words AS (SELECT DISTINCT w FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w)
+     SELECT w, array_agg(DISTINCT l) AS lexemes FROM words, unnest($2::regconfig[]) AS cfg,
+       LATERAL unnest(tsvector_to_array(to_tsvector(cfg, w))) AS l
+     WHERE position('\\' in l) = 0
+     GROUP BY w`,
+    [query, [...configs]],
   );
-  return rows.map((r) => ({ lexemes: r.lexemes, frequency: Number(r.frequency) }));
+  return rows.map((r) => ({
+    lexemes: r.lexemes,
+    frequency: Math.min(1, r.lexemes.reduce((sum, l) => sum + (frequencies.get(l) ?? 0), 0)),
+  }));
 }
 
 /**
@@ -85,9 +117,16 @@ export function matchQuery(words: readonly QueryWord[]): string {
 
 async function rankedKeywordSearch(
   db: Queryable,
-  params: { table: 'chunks' | 'platform_chunks'; where: (p: SqlParams) => string; query: string; configs: readonly string[]; limit: number },
+  params: {
+    table: KeywordTable;
+    where: (p: SqlParams) => string;
+    query: string;
+    configs: readonly string[];
+    limit: number;
+    frequencies: LexemeFrequencies;
+  },
 ): Promise<KeywordHit[]> {
-  const words = await queryWords(db, params.table, params.query, params.configs);
+  const words = await queryWords(db, params.query, params.configs, await params.frequencies.of(params.table));
   if (!words.length) return [];
   const rank = anyOf(words.flatMap((w) => w.lexemes));
   const search = async (match: string) => {

@@ -12,7 +12,7 @@ import { scopeOf } from '../shared/scope.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { chunkDetails, keywordSearch, platformChunkDetails, platformKeywordSearch } from './search.repository.js';
+import { LexemeFrequencies, chunkDetails, keywordSearch, platformChunkDetails, platformKeywordSearch } from './search.repository.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 
 export interface SearchOptions {
@@ -74,12 +74,16 @@ function groupByDimensions(items: Array<{ id: string; dimensions: number }>): Ma
  * corpus passage ranks among the tenant's own chunks by relevance.
  */
 export class SearchService {
+  private readonly lexemeFrequencies: LexemeFrequencies;
+
   constructor(
     private readonly db: Database,
     private readonly embedder: Embedder,
     private readonly vectors: VectorIndex,
     private readonly options: SearchOptions = DEFAULT_SEARCH_OPTIONS,
-  ) {}
+  ) {
+    this.lexemeFrequencies = new LexemeFrequencies(db);
+  }
 
   /** Checks a query's fields that the schema cannot (language, filters); throws before any work. */
   validate(request: QueryRequest): ParsedFilters {
@@ -148,7 +152,7 @@ export class SearchService {
       .flat()
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, limit);
-    const keywordArgs = { query: request.query, configs: ALL_TEXT_SEARCH_CONFIGS, limit };
+    const keywordArgs = { query: request.query, configs: ALL_TEXT_SEARCH_CONFIGS, limit, frequencies: this.lexemeFrequencies };
     const keywordHits =
       mode === 'vector'
         ? []

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Database } from '../../core/db/database.js';
 import { migrate } from '../../core/db/migrator.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
-import { MAX_MATCH_FREQUENCY, keywordSearch, matchQuery } from '../../core/search/search.repository.js';
+import { LexemeFrequencies, MAX_MATCH_FREQUENCY, keywordSearch, matchQuery } from '../../core/search/search.repository.js';
 import { type TestApp, createTenant, ingest, startTestApp } from '../support/app.js';
 
 describe('keyword search: which rows are ranked', () => {
@@ -20,6 +20,7 @@ describe('keyword search: which rows are ranked', () => {
     let app: TestApp;
     let filter: Parameters<typeof keywordSearch>[1]['filter'];
     const configs = ['english', 'simple'];
+    let frequencies: LexemeFrequencies;
 
     before(async function () {
       this.timeout(120_000);
@@ -35,6 +36,7 @@ describe('keyword search: which rows are ranked', () => {
         await ingest(app, t.key, { knowledge_base_id: kb, title: `d${i}`, content: `Printer setup guide number ${i}.${extra}` });
       }
       await db.exec('ANALYZE chunks');
+      frequencies = new LexemeFrequencies(db);
       filter = { scope: { tenantId: t.id, subTenantId: null }, knowledgeBaseIds: [kb], tags: {} };
     });
 
@@ -44,16 +46,23 @@ describe('keyword search: which rows are ranked', () => {
     });
 
     it('ranks only the chunks holding a rare word, by every word', async () => {
-      const hits = await keywordSearch(db, { filter, query: 'printer zyxel', configs, limit: 50 });
+      const hits = await keywordSearch(db, { filter, query: 'printer zyxel', configs, limit: 50, frequencies });
       assert.equal(hits.length, 2, 'printer is in every chunk: it ranks, it does not select');
-      const all = await keywordSearch(db, { filter, query: 'printer', configs, limit: 50 });
+      const all = await keywordSearch(db, { filter, query: 'printer', configs, limit: 50, frequencies });
       assert.equal(all.length, 45, 'a query of common words still finds them');
     });
 
+    it('reads word frequencies from the statistics, at most once per period', async () => {
+      assert.equal(frequencies.of('chunks'), frequencies.of('chunks'), 'one read serves the period');
+      const printer = (await frequencies.of('chunks')).get('printer');
+      assert.equal(printer, 1, 'every chunk holds "printer"');
+      assert.equal((await new LexemeFrequencies(db).of('platform_chunks')).size, 0, 'no corpus chunks, no statistics');
+    });
+
     it('falls back to every word when the two rarest common words never meet', async () => {
-      const together = await keywordSearch(db, { filter, query: 'printer ink', configs, limit: 50 });
+      const together = await keywordSearch(db, { filter, query: 'printer ink', configs, limit: 50, frequencies });
       assert.equal(together.length, 3, 'the two rarest common words, together');
-      const apart = await keywordSearch(db, { filter, query: 'ink toner', configs, limit: 50 });
+      const apart = await keywordSearch(db, { filter, query: 'ink toner', configs, limit: 50, frequencies });
       assert.equal(apart.length, 7, 'never together: either word');
     });
   });
