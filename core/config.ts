@@ -16,6 +16,10 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
+  PGLITE_SHARED_BUFFERS: z
+    .string()
+    .regex(/^[1-9]\d*(kB|MB|GB)$/, 'a size such as 128MB or 1GB')
+    .default('128MB'),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
@@ -85,7 +89,7 @@ export interface Config {
   host: string;
   dataDir: string;
   /** `embedded` runs PGlite in DATA_DIR; `postgres` uses a `pg` pool on DATABASE_URL. */
-  database: { kind: 'embedded' } | { kind: 'postgres'; url: string; poolSize: number };
+  database: { kind: 'embedded'; sharedBuffers: string } | { kind: 'postgres'; url: string; poolSize: number };
   adminToken: string | undefined;
   apiKeyPrefix: string;
   publicBaseUrl: string | undefined;
@@ -197,7 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
   };
   const database: Config['database'] = e.DATABASE_URL
     ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
-    : { kind: 'embedded' };
+    : { kind: 'embedded', sharedBuffers: e.PGLITE_SHARED_BUFFERS };
   return {
     port: e.PORT,
     host: e.HOST,

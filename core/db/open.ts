@@ -6,5 +6,5 @@ import { openPgliteDatabase } from './pglite.database.js';
 
 export async function openDatabase(config: Pick<Config, 'database' | 'dataDir'>): Promise<Database> {
   if (config.database.kind === 'postgres') return openPgDatabase(config.database.url, config.database.poolSize);
-  return openPgliteDatabase(path.join(config.dataDir, 'pgdata'));
+  return openPgliteDatabase(path.join(config.dataDir, 'pgdata'), { sharedBuffers: config.database.sharedBuffers });
 }

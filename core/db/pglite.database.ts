@@ -16,13 +16,27 @@ function wrap(target: PGlite | Transaction): Queryable {
   };
 }
 
+export interface PgliteOptions {
+  /**
+   * PostgreSQL's buffer cache (`shared_buffers`, e.g. '128MB'), held in memory from the start.
+   * Searches read the HNSW graph through it: the graph of 100,000 1024-dimension chunks takes
+   * ~780 MB, and vector search there took 82 ms (p50) at 128MB and 31 ms at 1GB. WebAssembly
+   * memory ends at 4 GB, so 2GB no longer starts.
+   */
+  sharedBuffers?: string;
+}
+
 /**
  * PGlite (PostgreSQL compiled to WebAssembly) in a directory, with pgvector and pg_trgm.
  * `dataDir` `memory://` keeps everything in memory (tests, benchmarks).
  */
-export async function openPgliteDatabase(dataDir: string): Promise<Database> {
+export async function openPgliteDatabase(dataDir: string, options: PgliteOptions = {}): Promise<Database> {
   if (!dataDir.startsWith('memory://')) await fs.mkdir(dataDir, { recursive: true });
-  const pg = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
+  const pg = await PGlite.create({
+    dataDir,
+    extensions: { vector, pg_trgm },
+    ...(options.sharedBuffers ? { postgresqlconf: [`shared_buffers = '${options.sharedBuffers}'`] } : {}),
+  });
   const root = wrap(pg);
   return {
     kind: 'embedded',

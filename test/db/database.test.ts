@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { MIGRATIONS_DIR, migrate } from '../../core/db/migrator.js';
+import { openPgliteDatabase } from '../../core/db/pglite.database.js';
 import { testDatabases } from '../support/databases.js';
 
 for (const database of testDatabases()) {
@@ -56,3 +57,16 @@ for (const database of testDatabases()) {
     });
   });
 }
+
+describe('PGlite options', () => {
+  it('sizes the buffer cache as configured', async function () {
+    this.timeout(60_000);
+    const db = await openPgliteDatabase('memory://', { sharedBuffers: '64MB' });
+    try {
+      const { rows } = await db.query<{ shared_buffers: string }>('SHOW shared_buffers');
+      assert.equal(rows[0]!.shared_buffers, '64MB');
+    } finally {
+      await db.close();
+    }
+  });
+});

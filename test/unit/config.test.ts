@@ -7,7 +7,8 @@ describe('config', () => {
     const c = loadConfig({});
     assert.equal(c.port, 8080);
     assert.equal(c.dataDir, path.resolve('./data'));
-    assert.deepEqual(c.database, { kind: 'embedded' });
+    assert.deepEqual(c.database, { kind: 'embedded', sharedBuffers: '128MB' });
+    assert.deepEqual(loadConfig({ PGLITE_SHARED_BUFFERS: '1GB' }).database, { kind: 'embedded', sharedBuffers: '1GB' });
     assert.equal(c.apiKeyPrefix, 'lore');
     assert.equal(c.migrateOnStart, true);
     assert.equal(c.adminToken, undefined);
@@ -36,6 +37,8 @@ describe('config', () => {
     ['TRANSLATION_ENGINES', 'google'],
     ['TRANSLATION_ENGINES', 'none,apertium'],
     ['LIBRETRANSLATE_URL', 'not a url'],
+    ['PGLITE_SHARED_BUFFERS', "1GB'; x"],
+    ['PGLITE_SHARED_BUFFERS', 'lots'],
   ] as const) {
     it(`refuses ${name}=${value} with a one-line message naming it`, () => {
       assert.throws(
