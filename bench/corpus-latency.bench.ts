@@ -195,7 +195,9 @@ async function main(): Promise<void> {
   const dataDir = options.dataDir ? path.resolve(options.dataDir) : await fs.mkdtemp(path.join(os.tmpdir(), 'lore-corpus-bench-'));
   const stateFile = path.join(dataDir, 'bench-state.json');
   const state = (await fs.readFile(stateFile, 'utf8').then(JSON.parse, () => undefined)) as { apiKey: string; chunks: number } | undefined;
-  const db = await openPgliteDatabase(path.join(dataDir, 'pgdata'));
+  // PGLITE_SHARED_BUFFERS from the environment, as `npm start` reads it (the HNSW graph of 100k chunks needs ~1GB).
+  const { database } = loadConfig({ PGLITE_SHARED_BUFFERS: process.env.PGLITE_SHARED_BUFFERS });
+  const db = await openPgliteDatabase(path.join(dataDir, 'pgdata'), database.kind === 'embedded' ? { sharedBuffers: database.sharedBuffers } : {});
   await migrate(db);
   const config = loadConfig({ LOG_LEVEL: 'silent' });
   const runtime = await createRuntime(db, config, log);

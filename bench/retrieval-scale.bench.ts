@@ -187,7 +187,9 @@ async function runSize(size: number, concurrency: number, ingestOnly: boolean): 
   if (keep) await fs.rm(keep, { recursive: true, force: true });
   const dataDir =
     options.storage === 'memory' ? 'memory://' : (keep ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'lore-retrieval-'))));
-  const db = await openPgliteDatabase(dataDir);
+  // PGLITE_SHARED_BUFFERS from the environment, as `npm start` reads it (the HNSW graph of 100k chunks needs ~1GB).
+  const { database } = loadConfig({ PGLITE_SHARED_BUFFERS: process.env.PGLITE_SHARED_BUFFERS });
+  const db = await openPgliteDatabase(dataDir, database.kind === 'embedded' ? { sharedBuffers: database.sharedBuffers } : {});
   try {
     await migrate(db);
     const config = loadConfig({ JOB_CONCURRENCY: String(concurrency), LOG_LEVEL: 'silent' });
@@ -624,7 +626,7 @@ async function main(): Promise<void> {
   }
   const startedAt = performance.now();
   console.log(
-    `retrieval at scale: embedded (PGlite ${options.storage === 'memory' ? 'in memory' : 'in a directory'}), lexical embedder, ` +
+    `retrieval at scale: embedded (PGlite ${options.storage === 'memory' ? 'in memory' : 'in a directory'}, shared_buffers ${process.env.PGLITE_SHARED_BUFFERS ?? '128MB (default)'}), lexical embedder, ` +
       `${DEFAULT_DIMENSIONS} dimensions, seed ${options.seed}; load average at the start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   );
   const results: SizeResult[] = [];
