@@ -179,12 +179,19 @@ export class PgVectorIndex implements VectorIndex {
     });
   }
 
-  /** Chunks the filter could match at most: the indexed chunks of the knowledge bases searched. */
+  /**
+   * Chunks the filter could match at most: the indexed chunks of the knowledge bases searched, exact
+   * up to the exact-scan threshold. Every ready document has a chunk, so past threshold + 1 documents
+   * the sum is past the threshold too and the rest are not read (summing 25,000 documents on every
+   * query cost more than the HNSW search itself).
+   */
   private async candidateCount(tx: Queryable, filter: ChunkFilter): Promise<number> {
     const { rows } = await tx.query<{ n: number }>(
-      `SELECT COALESCE(sum(chunk_count), 0)::int AS n FROM documents
-       WHERE tenant_id = $1 AND knowledge_base_id = ANY($2::uuid[]) AND status = 'ready'`,
-      [filter.scope.tenantId, filter.knowledgeBaseIds],
+      `SELECT COALESCE(sum(chunk_count), 0)::int AS n FROM (
+         SELECT chunk_count FROM documents
+         WHERE tenant_id = $1 AND knowledge_base_id = ANY($2::uuid[]) AND status = 'ready'
+         LIMIT $3) d`,
+      [filter.scope.tenantId, filter.knowledgeBaseIds, Math.min(Math.trunc(this.options.exactScanThreshold), 1_000_000_000) + 1],
     );
     return rows[0]?.n ?? 0;
   }
