@@ -1,7 +1,7 @@
 import type { EngineCapabilities, LanguagePair, TranslationEngine } from '../ports/translator.js';
 import { TranslatorError, pairKey } from '../ports/translator.js';
 import { type Language, SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
-import { HttpJsonClient, type HttpEngineOptions, batches } from './translation-http.js';
+import { HttpJsonClient, type HttpEngineOptions, batches, probeByLanguageList } from './translation-http.js';
 
 export interface DeepLOptions extends HttpEngineOptions {
   /** API root; default `https://api-free.deepl.com` for free keys (ending in `:fx`), else `https://api.deepl.com`. */
@@ -83,13 +83,7 @@ export class DeepLTranslator implements TranslationEngine {
   }
 
   /** DeepL bills characters, so a probe only asks for the language lists (which also checks the key). */
-  async probe(capabilities: EngineCapabilities): Promise<Map<string, boolean>> {
-    let listed: EngineCapabilities | undefined;
-    try {
-      listed = await this.discover();
-    } catch {
-      listed = undefined;
-    }
-    return new Map([...capabilities.keys()].map((key) => [key, listed?.has(key) === true]));
+  probe(capabilities: EngineCapabilities): Promise<Map<string, boolean>> {
+    return probeByLanguageList(() => this.discover(), capabilities);
   }
 }

@@ -1,7 +1,7 @@
 import type { EngineCapabilities, LanguagePair, TranslationEngine } from '../ports/translator.js';
 import { TranslatorError, pairKey } from '../ports/translator.js';
 import { type Language, SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
-import { HttpJsonClient, type HttpEngineOptions, batches } from './translation-http.js';
+import { HttpJsonClient, type HttpEngineOptions, batches, probeByLanguageList } from './translation-http.js';
 
 export interface LibreTranslateOptions extends HttpEngineOptions {
   /** Server root, e.g. 'http://libretranslate:5000'. */
@@ -69,13 +69,7 @@ export class LibreTranslateTranslator implements TranslationEngine {
   }
 
   /** Every call to a LibreTranslate server costs it work: the language list answering is the probe. */
-  async probe(capabilities: EngineCapabilities): Promise<Map<string, boolean>> {
-    let listed: EngineCapabilities | undefined;
-    try {
-      listed = await this.discover();
-    } catch {
-      listed = undefined;
-    }
-    return new Map([...capabilities.keys()].map((key) => [key, listed?.has(key) === true]));
+  probe(capabilities: EngineCapabilities): Promise<Map<string, boolean>> {
+    return probeByLanguageList(() => this.discover(), capabilities);
   }
 }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TranslatorError } from '../ports/translator.js';
+import { type EngineCapabilities, TranslatorError } from '../ports/translator.js';
 
 export interface HttpEngineOptions {
   /** Per attempt, including reading the body (default 15 000). A timeout is not retried: it already took the budget. */
@@ -115,4 +115,16 @@ export function batches(texts: string[], maxTexts: number, maxChars: number): st
   }
   if (current.length) out.push(current);
   return out;
+}
+
+/**
+ * The probe of an engine that bills or works per translation: a pair works when the engine's
+ * language list (fetched by `discover`, which also checks the key) still offers it.
+ */
+export async function probeByLanguageList(
+  discover: () => Promise<EngineCapabilities>,
+  capabilities: EngineCapabilities,
+): Promise<Map<string, boolean>> {
+  const listed = await discover().catch(() => undefined);
+  return new Map([...capabilities.keys()].map((key) => [key, listed?.has(key) === true]));
 }
