@@ -103,6 +103,10 @@ export class IngestionService {
 
     const language = [...languages.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
     await this.db.transaction(async (tx) => {
+      // The tenant row first, as deleting an account does (it cascades from the tenant to the
+      // document): locks taken in the same order cannot deadlock.
+      const { rows } = await tx.query<{ plan: PlanId }>('SELECT plan FROM tenants WHERE id = $1 FOR KEY SHARE', [doc.tenant_id]);
+      if (!rows[0]) throw new NonRetryableError('The document was deleted before it was indexed.');
       const { rowCount } = await tx.query(
         `UPDATE documents SET status = 'ready', chunk_count = $2, embedder = $3,
                 language = COALESCE($4, language), error = NULL, updated_at = now()
@@ -110,11 +114,10 @@ export class IngestionService {
         [doc.id, chunks.length, this.embedder.id, language],
       );
       if (!rowCount) throw new NonRetryableError('The document was deleted before it was indexed.');
-      const { rows } = await tx.query<{ plan: PlanId }>('SELECT plan FROM tenants WHERE id = $1', [doc.tenant_id]);
       await this.usage.recordIngestion(tx, {
         tenantId: doc.tenant_id,
         subTenantId: doc.sub_tenant_id,
-        plan: rows[0]!.plan,
+        plan: rows[0].plan,
         chunks: chunks.length,
       });
       if (!(await completeJob(tx, job.id, control.owner))) throw new LeaseLostError('Another worker took over this job.');
