@@ -36,7 +36,6 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { tenantContext } from '../api/middleware/auth.js';
 import { PgVectorIndex } from '../core/adapters/pgvector.vector-index.js';
 import { createRuntime } from '../api/runtime.js';
 import { loadConfig } from '../core/config.js';
@@ -50,7 +49,7 @@ import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import type { QueryRequest } from '../core/search/search.schema.js';
 import { LexemeFrequencies, platformKeywordSearch } from '../core/search/search.repository.js';
 import type { Services } from '../core/services.js';
-import { median, percentile } from './support.js';
+import { keyContext, median, percentile } from './support.js';
 import { VectorQueryProbe } from './vector-query-probe.js';
 
 const { values } = parseArgs({
@@ -215,11 +214,7 @@ async function main(): Promise<void> {
     let apiKey = state?.apiKey;
     let baseline: Latency | undefined;
     const queries = Array.from({ length: options.queries }, () => texts.sentence(3 + Math.floor(random() * 4)));
-    const context = async (): Promise<RequestContext> => {
-      const key = await services.keys.authenticate(apiKey!);
-      if (!key) throw new Error('the bench tenant key does not authenticate');
-      return { principal: { kind: 'api_key', id: key.id, role: key.role }, ...tenantContext(key), userId: null, requestId: 'bench', log };
-    };
+    const context = (): Promise<RequestContext> => keyContext(services, apiKey!, log);
     const search = (ctx: RequestContext, extra: Partial<QueryRequest>) => (q: string) =>
       services.search.query(ctx, { query: q, top_k: TOP_K, source_language: 'auto', ...extra });
 

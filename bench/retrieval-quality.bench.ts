@@ -32,17 +32,12 @@
  * busy cores, nearly all of it ingestion (~4 min a language) and vector search (~0.5 s a query);
  * each further language or query set, and each chunk size per language, adds minutes.
  */
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { createRuntime } from '../api/runtime.js';
-import { loadConfig } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import type { Database } from '../core/db/database.js';
-import { migrate } from '../core/db/migrator.js';
-import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from '../core/search/fusion.js';
@@ -61,7 +56,7 @@ import {
   queryOf,
   sampleQueries,
 } from './libreoffice-help.js';
-import { ROOT, rankingScore } from './support.js';
+import { ROOT, rankingScore, startBenchLore } from './support.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -132,24 +127,17 @@ interface Ingested {
 
 /** Ingests every page of `help` into a knowledge base of a fresh tenant on a fresh in-memory database. */
 async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<Ingested> {
-  const db: Database = await openPgliteDatabase('memory://');
-  try {
-    await migrate(db);
-    const config = loadConfig({
+  const lore = await startBenchLore(
+    {
       CHUNK_TARGET_CHARS: String(chunkTargetChars),
       // The default hard cap (2000) unless the target itself is larger.
       CHUNK_MAX_CHARS: String(Math.max(chunkTargetChars, 2000)),
-    });
-    const runtime = await createRuntime(db, config, silent);
-    runtime.maintenance?.start(); // as `npm start` does: planner statistics, vacuum
-    const { services } = runtime;
-    const tenant = await services.tenants.create({ name: `libreoffice-${help.language}`, plan: 'enterprise' });
-    // Enterprise's 10,000 documents would do; chunk and storage limits are lifted so that small
-    // chunk sizes never hit a quota in the middle of a run.
-    await services.tenants.update(tenant.id, {
-      limit_overrides: { max_documents: 100_000, max_chunks: 10_000_000, storage_bytes: 100 * 1024 ** 3 },
-    });
-    const scope = { tenantId: tenant.id, subTenantId: null };
+    },
+    `libreoffice-${help.language}`,
+    silent,
+  );
+  try {
+    const { db, runtime, services, scope } = lore;
     const kb = await services.knowledgeBases.create(scope, { name: `LibreOffice help (${help.language})`, dimensions: 1024 });
 
     const pageOfDocument = new Map<string, string>();
@@ -171,28 +159,11 @@ async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<I
     const counts = rows[0] ?? { ready: 0, not_ready: 0, chunks: 0 };
     const chunks = await db.query<{ id: string; document_id: string }>('SELECT id, document_id FROM chunks WHERE knowledge_base_id = $1', [kb.id]);
     const pageOfChunk = new Map(chunks.rows.map((c) => [c.id, pageOfDocument.get(c.document_id)!]));
-    const ctx: RequestContext = {
-      principal: { kind: 'api_key', id: randomUUID(), role: 'read' },
-      tenant: {
-        id: tenant.id,
-        plan: 'enterprise',
-        status: 'active',
-        dpaAcceptedVersion: null,
-        queryRateLimitPerMin: 1_000_000,
-        perUserRateLimitPerMin: 1_000_000,
-      },
-      tenantId: tenant.id,
-      subTenantId: null,
-      subTenant: null,
-      userId: null,
-      requestId: randomUUID(),
-      log: silent,
-    };
     const { embedder, vectorIndex } = services.adapters;
     return {
       db,
       search: (options) => new SearchService(db, embedder, vectorIndex, options),
-      ctx,
+      ctx: lore.ctx,
       knowledgeBaseId: kb.id,
       pageOfDocument,
       pageOfChunk,
@@ -203,13 +174,10 @@ async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<I
         storeSeconds: (t1 - t0) / 1000,
         indexSeconds: (t2 - t1) / 1000,
       },
-      async close() {
-        await runtime.close();
-        await db.close();
-      },
+      close: () => lore.close(),
     };
   } catch (err) {
-    await db.close().catch(() => undefined);
+    await lore.close().catch(() => undefined);
     throw err;
   }
 }

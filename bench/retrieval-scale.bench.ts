@@ -33,7 +33,6 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { tenantContext } from '../api/middleware/auth.js';
 import { createRuntime } from '../api/runtime.js';
 import { PgVectorIndex } from '../core/adapters/pgvector.vector-index.js';
 import { loadConfig } from '../core/config.js';
@@ -50,7 +49,7 @@ import type { QueryRequest } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, SearchService } from '../core/search/search.service.js';
 import type { Services } from '../core/services.js';
 import { SyntheticCorpus } from './corpus.js';
-import { ROOT, median, percentile } from './support.js';
+import { ROOT, keyContext, median, percentile } from './support.js';
 import { VectorQueryProbe } from './vector-query-probe.js';
 
 const { values } = parseArgs({
@@ -229,15 +228,7 @@ async function runSize(size: number, concurrency: number, ingestOnly: boolean): 
         JSON.stringify(FILTER_TAG),
       ]);
       result.filteredShare = share.share;
-      const key = await services.keys.authenticate(tenant.api_key);
-      if (!key) throw new Error('the tenant key does not authenticate');
-      const ctx: RequestContext = {
-        principal: { kind: 'api_key', id: key.id, role: key.role },
-        ...tenantContext(key),
-        userId: null,
-        requestId: 'bench',
-        log,
-      };
+      const ctx = await keyContext(services, tenant.api_key, log);
       await latency(db, services, ctx, corpus, result);
       result.memory.afterQueries = memory();
       await recall(db, services.adapters.embedder, scope, kb.id, result);

@@ -2,6 +2,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
+import { tenantContext } from '../api/middleware/auth.js';
+import { type Runtime, createRuntime } from '../api/runtime.js';
+import { loadConfig } from '../core/config.js';
+import type { RequestContext } from '../core/context.js';
+import type { Database } from '../core/db/database.js';
+import { migrate } from '../core/db/migrator.js';
+import { openPgliteDatabase } from '../core/db/pglite.database.js';
+import type { Services } from '../core/services.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -78,4 +87,53 @@ export async function json<T>(url: string, init: RequestInit & { token?: string;
   });
   if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
+}
+
+/** The request context of a tenant's API key, built as the API's authentication builds it. */
+export async function keyContext(services: Services, apiKey: string, log: Logger): Promise<RequestContext> {
+  const key = await services.keys.authenticate(apiKey);
+  if (!key) throw new Error('the bench tenant key does not authenticate');
+  return { principal: { kind: 'api_key', id: key.id, role: key.role }, ...tenantContext(key), userId: null, requestId: 'bench', log };
+}
+
+export interface BenchLore {
+  db: Database;
+  runtime: Runtime;
+  services: Services;
+  ctx: RequestContext;
+  scope: { tenantId: string; subTenantId: null };
+  close(): Promise<void>;
+}
+
+/**
+ * Lore on a fresh in-memory database through the composition root (maintenance started, as `npm
+ * start` does), with one Enterprise tenant whose document, chunk and storage caps are lifted so a
+ * benchmark never hits a quota midway.
+ */
+export async function startBenchLore(env: Record<string, string | undefined>, tenantName: string, log: Logger): Promise<BenchLore> {
+  const db = await openPgliteDatabase('memory://');
+  try {
+    await migrate(db);
+    const runtime = await createRuntime(db, loadConfig(env), log);
+    runtime.maintenance?.start();
+    const { services } = runtime;
+    const tenant = await services.tenants.create({ name: tenantName, plan: 'enterprise' });
+    await services.tenants.update(tenant.id, {
+      limit_overrides: { max_documents: 100_000, max_chunks: 10_000_000, storage_bytes: 100 * 1024 ** 3 },
+    });
+    return {
+      db,
+      runtime,
+      services,
+      ctx: await keyContext(services, tenant.api_key, log),
+      scope: { tenantId: tenant.id, subTenantId: null },
+      async close() {
+        await runtime.close();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
 }

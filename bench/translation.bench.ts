@@ -37,22 +37,15 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { createRuntime } from '../api/runtime.js';
-import { loadConfig } from '../core/config.js';
-import type { RequestContext } from '../core/context.js';
-import type { Database } from '../core/db/database.js';
-import { migrate } from '../core/db/migrator.js';
-import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import type { LanguagePair } from '../core/ports/translator.js';
 import { pairKey } from '../core/ports/translator.js';
 import { queryRequestSchema } from '../core/search/search.schema.js';
-import type { Services } from '../core/services.js';
 import { seededRandom } from '../core/shared/seeded-random.js';
 import type { Language } from '../core/translation/translation.schema.js';
 import { MAX_BATCH_TEXTS } from '../core/translation/translation.schema.js';
 import { corpusChrf } from './chrf.js';
 import { type RetrievalQuery, HELP_PACKAGES, loadHelpCollection, loadHelpIndex, loadHelpParagraphs, queryOf, sampleQueries } from './libreoffice-help.js';
-import { ROOT, median, percentile, rankingScore } from './support.js';
+import { ROOT, median, percentile, rankingScore, startBenchLore } from './support.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -139,56 +132,8 @@ function translationEnv(): Record<string, string> {
   );
 }
 
-interface Lore {
-  db: Database;
-  services: Services;
-  ctx: RequestContext;
-  scope: { tenantId: string; subTenantId: null };
-  /** Waits until the job engine has run every queued job (ingestion). */
-  drain(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** Lore on a fresh in-memory database, through the composition root, with one enterprise tenant. */
-async function startLore(name: string): Promise<Lore> {
-  const db: Database = await openPgliteDatabase('memory://');
-  try {
-    await migrate(db);
-    const runtime = await createRuntime(db, loadConfig(translationEnv()), silent);
-    const { services } = runtime;
-    const tenant = await services.tenants.create({ name, plan: 'enterprise' });
-    await services.tenants.update(tenant.id, { limit_overrides: { max_documents: 100_000, max_chunks: 10_000_000, storage_bytes: 100 * 1024 ** 3 } });
-    const ctx: RequestContext = {
-      principal: { kind: 'api_key', id: randomUUID(), role: 'read' },
-      tenant: { id: tenant.id, plan: 'enterprise', status: 'active', dpaAcceptedVersion: null, queryRateLimitPerMin: 1_000_000, perUserRateLimitPerMin: 1_000_000 },
-      tenantId: tenant.id,
-      subTenantId: null,
-      subTenant: null,
-      userId: null,
-      requestId: randomUUID(),
-      log: silent,
-    };
-    return {
-      db,
-      services,
-      ctx,
-      scope: { tenantId: tenant.id, subTenantId: null },
-      drain: async () => {
-        await runtime.engine.drain();
-      },
-      async close() {
-        await runtime.close();
-        await db.close();
-      },
-    };
-  } catch (err) {
-    await db.close().catch(() => undefined);
-    throw err;
-  }
-}
-
 const started = performance.now();
-const lore = await startLore('translation-bench');
+const lore = await startBenchLore(translationEnv(), 'translation-bench', silent);
 const translation = lore.services.translation;
 const health = await translation.health();
 const engineOf = new Map(health.models.map((m) => [pairKey(m), m]));
@@ -368,7 +313,7 @@ if (sections.has('retrieval')) {
   const docs = await loadHelpCollection(cacheDir, docsLanguage);
   helpVersion = docs.version;
   const pages = shuffled(docs.pages, seed).slice(0, pageCount);
-  const target = await startLore(`translation-bench-${docsLanguage}`);
+  const target = await startBenchLore(translationEnv(), `translation-bench-${docsLanguage}`, silent);
   try {
     const { services, scope, ctx } = target;
     const kb = await services.knowledgeBases.create(scope, { name: `LibreOffice help (${docsLanguage})`, dimensions: 1024 });
@@ -378,7 +323,7 @@ if (sections.has('retrieval')) {
       const { document_id } = await services.documents.ingest(scope, { knowledge_base_id: kb.id, title: page.title, content: page.text });
       pageOfDocument.set(document_id, page.id);
     }
-    await target.drain();
+    await target.runtime.engine.drain();
     const { rows: counted } = await target.db.query<{ ready: number; chunks: number }>(
       `SELECT count(*) FILTER (WHERE status = 'ready')::int AS ready, COALESCE(sum(chunk_count) FILTER (WHERE status = 'ready'), 0)::int AS chunks
        FROM documents WHERE knowledge_base_id = $1`,
