@@ -53,16 +53,20 @@ export interface StorageUsage {
   chunks: number;
 }
 
-/** What the scope's documents use; `WHERE sub_tenant_id` narrows it to one sub-tenant. */
+/**
+ * What the scope's documents use: a tenant-level scope adds up the tenant's counter rows (its own and
+ * one per sub-tenant), a sub-tenant's scope reads its row. Triggers on `documents` keep the rows
+ * exact (migration 0009), so a quota check costs the same at any number of documents.
+ */
 export async function storageUsage(db: Queryable, scope: Scope): Promise<StorageUsage> {
   const { rows } = await db.query<{ documents: number; storage: number; chunks: number }>(
-    `SELECT count(*)::int AS documents, COALESCE(sum(d.content_bytes + d.file_bytes), 0)::bigint AS storage,
-            COALESCE(sum(d.chunk_count), 0)::bigint AS chunks
-     FROM documents d WHERE ${scopeSql('d', 1)}`,
+    `SELECT COALESCE(sum(u.documents), 0)::bigint AS documents, COALESCE(sum(u.storage_bytes), 0)::bigint AS storage,
+            COALESCE(sum(u.chunks), 0)::bigint AS chunks
+     FROM storage_usage u WHERE ${scopeSql('u', 1)}`,
     scopeParams(scope),
   );
   const r = rows[0]!;
-  return { documents: r.documents, storageBytes: Number(r.storage), chunks: Number(r.chunks) };
+  return { documents: Number(r.documents), storageBytes: Number(r.storage), chunks: Number(r.chunks) };
 }
 
 export interface NewDocument {

@@ -404,7 +404,7 @@ for (const database of testDatabases()) {
       assert.equal(usage.documents.used, 0);
       assert.equal(usage.chunks.used, 0);
       assert.equal(usage.knowledge_bases.used, 0);
-      for (const table of ['knowledge_bases', 'documents', 'chunks', 'api_keys', 'jobs', 'document_files', 'active_users', 'end_user_preferences']) {
+      for (const table of ['knowledge_bases', 'documents', 'chunks', 'api_keys', 'jobs', 'document_files', 'active_users', 'end_user_preferences', 'storage_usage']) {
         const { rows } = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE sub_tenant_id::text = $1`, [s.id]).catch(
           async () => app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} r WHERE r::text LIKE $1`, [`%${s.id}%`]),
         );
