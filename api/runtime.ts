@@ -4,6 +4,7 @@ import { JwksTokenVerifier } from '../core/adapters/jwks.token-verifier.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { MemoryRateLimitStore } from '../core/adapters/memory.rate-limit-store.js';
 import { OpenAiEmbedder } from '../core/adapters/openai.embedder.js';
+import { FlatVectorIndex } from '../core/adapters/flat.vector-index.js';
 import { PgVectorIndex } from '../core/adapters/pgvector.vector-index.js';
 import { PostgresRateLimitStore } from '../core/adapters/postgres.rate-limit-store.js';
 import { TransformersEmbedder } from '../core/adapters/transformers.embedder.js';
@@ -11,6 +12,7 @@ import type { Config } from '../core/config.js';
 import type { Database } from '../core/db/database.js';
 import { PdfExtractor } from '../core/documents/pdf-extractor.js';
 import type { Embedder } from '../core/ports/embedder.js';
+import type { VectorIndex } from '../core/ports/vector-index.js';
 import { ApertiumTranslator } from '../core/adapters/apertium.translator.js';
 import { CompositeTranslator } from '../core/adapters/composite.translator.js';
 import { DeepLTranslator } from '../core/adapters/deepl.translator.js';
@@ -68,6 +70,13 @@ export function createEmbedder(config: RuntimeConfig): Embedder {
   }
 }
 
+export function createVectorIndex(db: Database, config: RuntimeConfig, embedder: Embedder, log: Logger): VectorIndex {
+  const v = config.vectorIndex;
+  return v.kind === 'flat'
+    ? new FlatVectorIndex(db, embedder.id, log.child({ component: 'vector-index' }), { threads: v.searchThreads })
+    : new PgVectorIndex(db, v);
+}
+
 /**
  * The translation engines the configuration names, combined (best engine per pair first). Unset
  * (`auto`): Apertium when its program is installed, else none, so translation is off.
@@ -114,10 +123,15 @@ export async function createRuntime(
     void composite.discover();
     translator = composite;
   }
+  const embedder = overrides.embedder ?? createEmbedder(config);
+  const vectorIndex = overrides.vectorIndex ?? createVectorIndex(db, config, embedder, log);
+  // Builds (or drops) the database indexes the adapter does (not) search; loading continues in the
+  // background. A database that cannot be reached yet does not stop start-up.
+  await vectorIndex.start().catch((err: unknown) => log.error({ err }, 'preparing the vector index failed'));
   const services = createServices(db, config, {
-    embedder: overrides.embedder ?? createEmbedder(config),
+    embedder,
     languageDetector: overrides.languageDetector ?? (await EldLanguageDetector.load(config.languageDetectionDataset)),
-    vectorIndex: overrides.vectorIndex ?? new PgVectorIndex(db, config.vectorIndex),
+    vectorIndex,
     pdf,
     engine,
     rateLimits:
@@ -139,6 +153,7 @@ export async function createRuntime(
     async close() {
       await maintenance?.stop();
       await engine.stop();
+      await vectorIndex.close();
       await pdf.close();
     },
   };

@@ -1,15 +1,16 @@
 /**
- * Retrieval at scale on the embedded topology (PGlite + pgvector HNSW + full-text search) with the
- * default lexical embedder. For each corpus size it prints:
+ * Retrieval at scale on the embedded topology (PGlite + full-text search, with the flat in-process
+ * vector index by default, or pgvector HNSW with VECTOR_INDEX=pgvector) with the default lexical
+ * embedder. For each corpus size it prints:
  *
  *  1. ingestion throughput through the real path (DocumentService.ingest stores and queues each
  *     document; the job engine chunks, detects languages, embeds and inserts), as it evolves with
  *     the corpus, plus a comparison of job concurrencies on a small corpus;
  *  2. SearchService.query latency p50/p99 at concurrency 1 and 16, unfiltered and with a tag filter
- *     matching ~10% of documents; each retriever alone; and the plan PostgreSQL chose for the
- *     vector query (EXPLAIN ANALYZE of the statement PgVectorIndex sent);
- *  3. recall@10 of PgVectorIndex.search in HNSW mode (exactScanThreshold 0) for several ef_search
- *     values, against an exact ground truth;
+ *     matching ~10% of documents; each retriever alone; and, for pgvector, the plan PostgreSQL
+ *     chose for the vector query (EXPLAIN ANALYZE of the statement PgVectorIndex sent);
+ *  3. recall@10 of the vector index against an exact ground truth: the flat index as configured,
+ *     or PgVectorIndex in HNSW mode (exactScanThreshold 0) for several ef_search values;
  *  4. RSS and heap after ingestion and after the query runs.
  *
  * The summary checks the targets at 100k chunks: query p50 < 15 ms and p99 < 50 ms at
@@ -19,7 +20,7 @@
  * recall runs stop at a time budget per configuration (a query that scans 100k chunks exactly
  * takes seconds), and say how many queries they measured.
  *
- * Usage: node --import tsx bench/retrieval-scale.bench.ts [--sizes 10000,100000] [--queries 300]
+ * Usage: [VECTOR_INDEX=flat|pgvector] node --import tsx bench/retrieval-scale.bench.ts [--sizes 10000,100000] [--queries 300]
  *   [--rounds 3] [--run-seconds 30] [--recall-queries 200] [--recall-seconds 30]
  *   [--ef-search 40,100,200] [--concurrency N] [--trials 1,2,4] [--trial-chunks 2000]
  *   [--storage disk|memory] [--keep-data DIR] [--seed 42]
@@ -42,7 +43,6 @@ import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import { DEFAULT_CHUNKING, chunkText } from '../core/ingestion/chunker.js';
 import { DEFAULT_DIMENSIONS } from '../core/knowledge-bases/knowledge-base.schema.js';
-import type { Embedder } from '../core/ports/embedder.js';
 import type { VectorHit } from '../core/ports/vector-index.js';
 import type { ChunkFilter } from '../core/search/chunk-filter.js';
 import type { QueryRequest } from '../core/search/search.schema.js';
@@ -109,7 +109,8 @@ interface LatencyFigures {
 }
 
 interface RecallFigures {
-  efSearch: number;
+  /** The pgvector ef_search of the line; undefined for the flat index. */
+  efSearch?: number | undefined;
   filtered: boolean;
   recall: number;
   p50Ms: number;
@@ -191,7 +192,7 @@ async function runSize(size: number, concurrency: number, ingestOnly: boolean): 
   const db = await openPgliteDatabase(dataDir, database.kind === 'embedded' ? { sharedBuffers: database.sharedBuffers } : {});
   try {
     await migrate(db);
-    const config = loadConfig({ JOB_CONCURRENCY: String(concurrency), LOG_LEVEL: 'silent' });
+    const config = loadConfig({ JOB_CONCURRENCY: String(concurrency), LOG_LEVEL: 'silent', VECTOR_INDEX: process.env.VECTOR_INDEX });
     const runtime = await createRuntime(db, config, log);
     runtime.maintenance?.start(); // as `npm start` does: planner statistics, vacuum
     try {
@@ -231,7 +232,7 @@ async function runSize(size: number, concurrency: number, ingestOnly: boolean): 
       const ctx = await keyContext(services, tenant.api_key, log);
       await latency(db, services, ctx, corpus, result);
       result.memory.afterQueries = memory();
-      await recall(db, services.adapters.embedder, scope, kb.id, result);
+      await recall(db, services.adapters, scope, kb.id, result);
       console.log(
         `  memory (MB): ${Object.entries(result.memory)
           .map(([k, m]) => `${k}: rss ${m.rssMb}, heapUsed ${m.heapUsedMb}, external ${m.externalMb}`)
@@ -377,14 +378,14 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     ...(filtered ? { filters: { [`tags.${filterKey}`]: filterValue } } : {}),
   });
   const { embedder } = services.adapters;
-  // The product's own SearchService, plus the same service over a probed vector index to show the plan.
+  // The product's own SearchService, plus (pgvector) the same service over a probed index to show the plan.
   const probe = new VectorQueryProbe(db);
-  const probedIndex = new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex);
+  const pgvector = services.adapters.vectorIndex.kind === 'postgres';
   const searchers = {
     product: services.search,
     vector: new SearchService(db, embedder, services.adapters.vectorIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'vector' }),
     keyword: new SearchService(db, embedder, services.adapters.vectorIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
-    probed: new SearchService(db, embedder, probedIndex),
+    probed: new SearchService(db, embedder, pgvector ? new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex) : services.adapters.vectorIndex),
   };
   for (let i = 0; i < WARMUP_QUERIES; i++) await services.search.query(ctx, request(queries[i % queries.length]!, i % 2 === 1));
 
@@ -427,7 +428,7 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     { name: 'keyword only unfiltered c1', searcher: 'keyword', filtered: false, concurrency: 1 },
     { name: 'keyword only filtered c1', searcher: 'keyword', filtered: true, concurrency: 1 },
   ]);
-  for (const filtered of [false, true]) {
+  for (const filtered of pgvector ? [false, true] : []) {
     probe.last = undefined;
     await searchers.probed.query(ctx, request(queries[0]!, filtered));
     console.log(`  plan of the vector query as the adapter runs it (${filtered ? 'filtered' : 'unfiltered'}, EXPLAIN ANALYZE):`);
@@ -442,7 +443,14 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
  * against the adapter's own exact scan. Reading 100k stored vectors back out of PGlite as text
  * would take minutes, and its exact scan seconds per query.
  */
-async function recall(db: Database, embedder: Embedder, scope: { tenantId: string; subTenantId: null }, knowledgeBaseId: string, result: SizeResult): Promise<void> {
+async function recall(
+  db: Database,
+  adapters: Services['adapters'],
+  scope: { tenantId: string; subTenantId: null },
+  knowledgeBaseId: string,
+  result: SizeResult,
+): Promise<void> {
+  const { embedder } = adapters;
   const d = DEFAULT_DIMENSIONS;
   const { rows } = await db.query<{ id: string; content: string; tagged: boolean }>(
     `SELECT id, content, doc_tags @> $1::jsonb AS tagged FROM chunks WHERE knowledge_base_id = $2 ORDER BY id`,
@@ -480,8 +488,8 @@ async function recall(db: Database, embedder: Embedder, scope: { tenantId: strin
   };
   const truths = { unfiltered: truth(false), filtered: truth(true) };
 
-  // The brute force must agree with the adapter's exact scan (exactScanThreshold: Infinity).
-  const exact = new PgVectorIndex(db, { ...DEFAULTS.vectorIndex, exactScanThreshold: Number.POSITIVE_INFINITY });
+  // The brute force must agree with the database's exact scan (no graph: every candidate is compared).
+  const exact = new PgVectorIndex(db, { ...DEFAULTS.vectorIndex, graphs: false });
   let agreement = 0;
   const checks = Math.min(3, queries.length);
   for (let i = 0; i < checks; i++) {
@@ -490,13 +498,14 @@ async function recall(db: Database, embedder: Embedder, scope: { tenantId: strin
     if (i === 0) console.log(`  exact scan of the filtered chunks by the adapter: ${fmt(performance.now() - t0)} ms`);
     agreement += recallAt(hits, truths.filtered[i]!, TOP_K);
   }
+  const flat = adapters.vectorIndex.kind === 'flat';
   console.log(
-    `  recall@10 of PgVectorIndex.search (exactScanThreshold 0, limit ${TOP_K}) against exact ground truth; brute force vs the adapter's exact scan: ` +
-      `${(agreement / checks).toFixed(3)} over ${checks} queries; ≤ ${options.recallSeconds} s per line:`,
+    `  recall@10 of ${flat ? 'the flat index (int8, exact scan)' : 'PgVectorIndex.search (exactScanThreshold 0)'}, limit ${TOP_K}, against exact ground truth; ` +
+      `brute force vs the database's exact scan: ${(agreement / checks).toFixed(3)} over ${checks} queries; ≤ ${options.recallSeconds} s per line:`,
   );
   const probe = new VectorQueryProbe(db);
-  for (const efSearch of options.efSearch) {
-    const index = new PgVectorIndex(probe.database(), { ...DEFAULTS.vectorIndex, exactScanThreshold: 0, efSearch });
+  for (const efSearch of flat ? [undefined] : options.efSearch) {
+    const index = flat ? adapters.vectorIndex : new PgVectorIndex(probe.database(), { ...DEFAULTS.vectorIndex, exactScanThreshold: 0, efSearch });
     const line: string[] = [];
     for (const filtered of [false, true]) {
       const name = filtered ? 'filtered' : 'unfiltered';
@@ -510,8 +519,8 @@ async function recall(db: Database, embedder: Embedder, scope: { tenantId: strin
       result.recall.push(r);
       line.push(`${name} ${r.recall.toFixed(3)} (p50 ${fmt(r.p50Ms)} ms, ${r.n} q)`);
     }
-    console.log(`    ef_search ${String(efSearch).padStart(4)}: ${line.join('; ')}`);
-    if (efSearch === options.efSearch[0]) console.log(`      plan (last query, filtered): ${await probe.planSummary()}`);
+    console.log(`    ${efSearch === undefined ? 'flat' : `ef_search ${String(efSearch).padStart(4)}`}: ${line.join('; ')}`);
+    if (efSearch !== undefined && efSearch === options.efSearch[0]) console.log(`      plan (last query, filtered): ${await probe.planSummary()}`);
   }
 }
 
@@ -572,15 +581,16 @@ function summary(results: SizeResult[], trials: SizeResult[], startedAt: number)
   for (const r of results) {
     const l = r.latency;
     const pair = (name: string) => `${fmt(l[name]?.p50 ?? NaN)}/${fmt(l[name]?.p99 ?? NaN)}`;
-    const rec = (ef: number) =>
+    const rec = (ef: number | undefined) =>
       ['unfiltered', 'filtered'].map((f) => r.recall.find((x) => x.efSearch === ef && x.filtered === (f === 'filtered'))?.recall.toFixed(3) ?? '-').join('/');
+    const efs = [...new Set(r.recall.map((x) => x.efSearch))];
     console.log(`${r.chunks} chunks (${r.documents} documents):`);
     console.log(`  ingestion: ${r.indexRate.toFixed(0)} chunks/s indexing, ${r.endToEndRate.toFixed(0)} chunks/s end to end (${(r.submitSeconds + r.indexSeconds).toFixed(0)} s)`);
     console.log(
       `  hybrid p50/p99 ms: unfiltered c1 ${pair('hybrid unfiltered c1')}, filtered c1 ${pair('hybrid filtered c1')}, unfiltered c16 ${pair('hybrid unfiltered c16')}, filtered c16 ${pair('hybrid filtered c16')}`,
     );
     console.log(
-      `  recall@10 unfiltered/filtered: ${options.efSearch.map((ef) => `ef ${ef} ${rec(ef)}`).join(', ')}`,
+      `  recall@10 unfiltered/filtered: ${efs.map((ef) => `${ef === undefined ? 'flat' : `ef ${ef}`} ${rec(ef)}`).join(', ')}`,
     );
     console.log(`  RSS ${r.memory.afterIngestion?.rssMb} MB after ingestion, ${r.memory.afterQueries?.rssMb} MB after the query runs (heapUsed ${r.memory.afterIngestion?.heapUsedMb} / ${r.memory.afterQueries?.heapUsedMb} MB)`);
   }
@@ -596,13 +606,14 @@ function summary(results: SizeResult[], trials: SizeResult[], startedAt: number)
     return;
   }
   const l = target.latency;
-  const ef = DEFAULTS.vectorIndex.efSearch;
+  // The product's setting: the flat index's only line, or pgvector's default ef_search.
+  const ef = target.recall.some((x) => x.efSearch === undefined) ? undefined : DEFAULTS.vectorIndex.efSearch;
   const recallOf = (filtered: boolean) => target.recall.find((x) => x.efSearch === ef && x.filtered === filtered)?.recall ?? NaN;
   const worst = (a: number | undefined, b: number | undefined) => Math.max(a ?? Infinity, b ?? Infinity);
   const rows: Array<[boolean, string]> = [
     [worst(l['hybrid unfiltered c1']?.p50, l['hybrid filtered c1']?.p50) < TARGETS.p50Ms, `query p50 < ${TARGETS.p50Ms} ms at c1: unfiltered ${fmt(l['hybrid unfiltered c1']?.p50 ?? NaN)}, filtered ${fmt(l['hybrid filtered c1']?.p50 ?? NaN)}`],
     [worst(l['hybrid unfiltered c1']?.p99, l['hybrid filtered c1']?.p99) < TARGETS.p99Ms, `query p99 < ${TARGETS.p99Ms} ms at c1: unfiltered ${fmt(l['hybrid unfiltered c1']?.p99 ?? NaN)}, filtered ${fmt(l['hybrid filtered c1']?.p99 ?? NaN)}`],
-    [Math.min(recallOf(false), recallOf(true)) >= TARGETS.recall, `recall@10 ≥ ${TARGETS.recall} at the default ef_search ${ef}: ${recallOf(false).toFixed(3)}, filtered ${recallOf(true).toFixed(3)}`],
+    [Math.min(recallOf(false), recallOf(true)) >= TARGETS.recall, `recall@10 ≥ ${TARGETS.recall} (${ef === undefined ? 'flat index' : `pgvector, default ef_search ${ef}`}): ${recallOf(false).toFixed(3)}, filtered ${recallOf(true).toFixed(3)}`],
     [target.endToEndRate >= TARGETS.chunksPerSecond, `ingestion ≥ ${TARGETS.chunksPerSecond} chunks/s: end to end ${target.endToEndRate.toFixed(0)}, indexing alone ${target.indexRate.toFixed(0)}`],
   ];
   console.log(`targets at ${target.chunks} chunks:`);
@@ -617,7 +628,8 @@ async function main(): Promise<void> {
   }
   const startedAt = performance.now();
   console.log(
-    `retrieval at scale: embedded (PGlite ${options.storage === 'memory' ? 'in memory' : 'in a directory'}, shared_buffers ${process.env.PGLITE_SHARED_BUFFERS ?? '128MB (default)'}), lexical embedder, ` +
+    `retrieval at scale: embedded (PGlite ${options.storage === 'memory' ? 'in memory' : 'in a directory'}, shared_buffers ${process.env.PGLITE_SHARED_BUFFERS ?? '128MB (default)'}), ` +
+      `vector index ${process.env.VECTOR_INDEX ?? 'flat (default)'}, lexical embedder, ` +
       `${DEFAULT_DIMENSIONS} dimensions, seed ${options.seed}; load average at the start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   );
   const results: SizeResult[] = [];

@@ -52,6 +52,8 @@ const envSchema = z.object({
   JOB_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3600).default(2),
   JOBS_ENABLED: boolFromEnv.default(true),
+  VECTOR_INDEX: z.enum(['flat', 'pgvector']).optional(),
+  VECTOR_SEARCH_THREADS: z.coerce.number().int().min(0).max(256).default(0),
   VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(4_000),
   HNSW_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(400),
   BILLING_ENABLED: boolFromEnv.default(true),
@@ -108,7 +110,12 @@ export interface Config {
   pdfWorkers: number;
   languageDetectionDataset: 'large' | 'medium' | 'small';
   jobs: { enabled: boolean; concurrency: number; maxAttempts: number; leaseSeconds: number; retryBaseSeconds: number };
-  vectorIndex: { exactScanThreshold: number; efSearch: number };
+  /**
+   * `flat`: every vector in this process's memory, int8, searched exactly (the embedded default:
+   * one process owns the database); `pgvector`: HNSW indexes in the database (the server default,
+   * shared by API replicas). The threshold and ef_search tune pgvector, the threads the flat scan.
+   */
+  vectorIndex: { kind: 'flat' | 'pgvector'; exactScanThreshold: number; efSearch: number; searchThreads: number };
   billingEnabled: boolean;
   dpaCurrentVersion: number;
   /** Proxies whose X-Forwarded-For is believed when finding a client's IP (none by default). */
@@ -227,7 +234,12 @@ export function loadConfig(env: Env = process.env): Config {
       leaseSeconds: e.JOB_LEASE_SECONDS,
       retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
     },
-    vectorIndex: { exactScanThreshold: e.VECTOR_EXACT_SCAN_THRESHOLD, efSearch: e.HNSW_EF_SEARCH },
+    vectorIndex: {
+      kind: e.VECTOR_INDEX ?? (database.kind === 'embedded' ? 'flat' : 'pgvector'),
+      exactScanThreshold: e.VECTOR_EXACT_SCAN_THRESHOLD,
+      efSearch: e.HNSW_EF_SEARCH,
+      searchThreads: e.VECTOR_SEARCH_THREADS,
+    },
     billingEnabled: e.BILLING_ENABLED,
     dpaCurrentVersion: e.DPA_CURRENT_VERSION,
     trustedProxies: (e.TRUSTED_PROXIES ?? '').split(',').map((v) => v.trim()).filter(Boolean),

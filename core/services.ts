@@ -88,7 +88,7 @@ export function createServices(
   const dpa = new DpaService(db, config.dpaCurrentVersion);
   const search = new SearchService(db, adapters.embedder, adapters.vectorIndex);
   const signingKeys = new SigningKeys(db, { file: config.oauth.signingKeyFile });
-  const subTenants = new SubTenantService(db, keys, billing, clock);
+  const subTenants = new SubTenantService(db, keys, billing, clock, adapters.vectorIndex);
   const translation = new TranslationService(db, adapters.translator ?? new CompositeTranslator([]), adapters.languageDetector, clock);
   return {
     db,
@@ -99,21 +99,21 @@ export function createServices(
     billing,
     usage,
     dpa,
-    accounts: new AccountService(db, billing, dpa, clock),
+    accounts: new AccountService(db, billing, dpa, clock, adapters.vectorIndex),
     subTenants,
     oauthClients: new OAuthClientService(db, clock, config.apiKeyPrefix),
     oauthTokens: new TokenService(db, signingKeys, adapters.tokenVerifier ?? new LocalJwtTokenVerifier(signingKeys), clock, config.oauth),
-    documents: new DocumentService(db, knowledgeBases, adapters.engine, adapters.pdf, {
+    documents: new DocumentService(db, knowledgeBases, adapters.engine, adapters.pdf, adapters.vectorIndex, {
       chunking: config.chunking,
       pdfTimeoutMs: config.pdfParseTimeoutMs,
     }),
-    ingestion: new IngestionService(db, adapters.embedder, adapters.languageDetector, usage),
+    ingestion: new IngestionService(db, adapters.embedder, adapters.languageDetector, usage, adapters.vectorIndex),
     jobs: new JobService(db),
     search,
     queries: new QueryService(search, usage, new QueryTranslationService(db, translation, subTenants)),
-    health: new HealthService(db),
+    health: new HealthService(db, adapters.vectorIndex),
     corpora: new CorpusService(db, adapters.vectorIndex, adapters.engine, { chunking: config.chunking }),
-    corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector),
+    corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector, adapters.vectorIndex),
     translation,
     translationSettings: new TranslationSettingsService(db),
   };

@@ -1,3 +1,4 @@
+import type { VectorIndex } from '../ports/vector-index.js';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import yazl from 'yazl';
@@ -41,6 +42,7 @@ export class AccountService {
     private readonly billing: BillingService,
     private readonly dpa: DpaService,
     private readonly clock: Clock,
+    private readonly vectors: VectorIndex,
   ) {}
 
   private signingSecret(): Promise<Buffer> {
@@ -146,6 +148,7 @@ export class AccountService {
       throw errors.badRequest('confirmation_required', `Send the header X-Confirm-Delete: ${DELETE_CONFIRMATION} to delete the account.`);
     }
     await this.db.transaction((tx) => deleteTenant(tx, ctx.tenantId));
+    await this.vectors.tenantRemoved({ tenantId: ctx.tenantId });
     return { status: 'deleted' };
   }
 }

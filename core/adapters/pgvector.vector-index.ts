@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
-import type { VectorHit, VectorIndex, VectorTarget } from '../ports/vector-index.js';
+import type { VectorHit, VectorIndex, VectorIndexStatus, VectorTarget } from '../ports/vector-index.js';
 import { type ChunkFilter, type PlatformChunkFilter, chunkFilterSql, platformChunkFilterSql } from '../search/chunk-filter.js';
 import { SqlParams, toRealArrayLiteral, toVectorLiteral } from '../shared/sql-params.js';
 
@@ -38,6 +38,12 @@ export interface PgVectorIndexOptions {
   efSearch: number;
   /** How many index tuples an iterative (filtered) scan may visit before giving up. */
   maxScanTuples: number;
+  /**
+   * Whether this adapter keeps HNSW indexes (builds them at start-up for the dimensions in use) and
+   * searches through them. Off, every search scans exactly and no index is created (the flat
+   * index's fallback while it loads).
+   */
+  graphs: boolean;
 }
 
 /**
@@ -50,6 +56,7 @@ export const DEFAULT_PGVECTOR_OPTIONS: PgVectorIndexOptions = {
   exactScanThreshold: 4_000,
   efSearch: 400,
   maxScanTuples: 100_000,
+  graphs: true,
 };
 
 /**
@@ -69,6 +76,7 @@ type Mode = { kind: 'pgvector'; index: 'vector' | 'halfvec' | null } | { kind: '
  */
 export class PgVectorIndex implements VectorIndex {
   readonly kind = 'postgres';
+  readonly loaded: Promise<void> = Promise.resolve();
   private readonly ensured = new Set<string>();
   private readonly options: PgVectorIndexOptions;
   /** Whether the database has pgvector, looked up on first use (the database may start later than Lore). */
@@ -90,25 +98,61 @@ export class PgVectorIndex implements VectorIndex {
         throw err;
       });
     if (!(await this.pgvector)) return { kind: 'array' };
-    if (dimensions > MAX_HALFVEC_HNSW_DIMENSIONS) return { kind: 'pgvector', index: null };
+    if (!this.options.graphs || dimensions > MAX_HALFVEC_HNSW_DIMENSIONS) return { kind: 'pgvector', index: null };
     return { kind: 'pgvector', index: dimensions <= MAX_VECTOR_HNSW_DIMENSIONS ? 'vector' : 'halfvec' };
+  }
+
+  /**
+   * Builds any missing HNSW index for the dimensions knowledge bases and corpora use (after the
+   * flat index was in use, which drops them, this rebuilds them: minutes for 100k chunks).
+   */
+  async start(): Promise<void> {
+    if (!this.options.graphs) return;
+    const { rows } = await this.db.query<{ target: VectorTarget; dimensions: number }>(
+      `SELECT 'tenant' AS target, dimensions FROM knowledge_bases UNION SELECT 'platform', dimensions FROM corpora
+       UNION SELECT 'tenant', ${MIGRATED_DIMENSIONS} UNION SELECT 'platform', ${MIGRATED_DIMENSIONS}`,
+    );
+    for (const r of rows) await this.ensureDimensions(r.dimensions, r.target);
+  }
+
+  async close(): Promise<void> {}
+
+  /** Whether the default dimension's HNSW indexes exist (they cannot without pgvector). */
+  async status(): Promise<VectorIndexStatus> {
+    const { rows } = await this.db.query<{ indexname: string }>(
+      `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1::text[])`,
+      [[TABLES.tenant.index, TABLES.platform.index]],
+    );
+    const present = new Set(rows.map((r) => r.indexname));
+    return {
+      tenant: present.has(TABLES.tenant.index) ? 'ok' : 'missing',
+      platform: present.has(TABLES.platform.index) ? 'ok' : 'missing',
+    };
   }
 
   async ensureDimensions(dimensions: number, target: VectorTarget = 'tenant'): Promise<void> {
     const key = `${target}:${dimensions}`;
     if (this.ensured.has(key)) return;
     const mode = await this.mode(dimensions);
-    if (mode.kind === 'pgvector' && mode.index && dimensions !== MIGRATED_DIMENSIONS) {
-      // Data-dependent DDL: one partial index per dimension that knowledge bases or corpora actually use.
+    if (mode.kind === 'pgvector' && mode.index) {
+      // Data-dependent DDL: one partial index per dimension that knowledge bases or corpora actually use
+      // (the default dimension's under the name the first migration gave it).
       const d = Math.trunc(dimensions);
       const { table, index } = TABLES[target];
       await this.db.exec(
-        `CREATE INDEX IF NOT EXISTS ${index}_d${d} ON ${table} USING hnsw ` +
+        `CREATE INDEX IF NOT EXISTS ${d === MIGRATED_DIMENSIONS ? index : `${index}_d${d}`} ON ${table} USING hnsw ` +
           `((embedding::${mode.index}(${d})) ${mode.index}_cosine_ops) WHERE dimensions = ${d}`,
       );
     }
     this.ensured.add(key);
   }
+
+  // Searches read the chunk tables themselves: there is no copy to keep current.
+  async documentsIndexed(): Promise<void> {}
+  async documentsRemoved(): Promise<void> {}
+  async tenantRemoved(): Promise<void> {}
+  async corpusRecordsIndexed(): Promise<void> {}
+  async corpusRecordsRemoved(): Promise<void> {}
 
   async search(params: { filter: ChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
     const { filter } = params;

@@ -4,6 +4,7 @@ import { textSearchConfig } from '../ingestion/ingestion.service.js';
 import { type JobRow, completeJob } from '../jobs/job.repository.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
+import type { VectorIndex } from '../ports/vector-index.js';
 import { type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
 import { toRealArrayLiteral } from '../shared/sql-params.js';
 import {
@@ -43,6 +44,7 @@ export class CorpusIngestionService {
     private readonly db: Database,
     private readonly embedder: Embedder,
     private readonly detector: LanguageDetector,
+    private readonly vectors: VectorIndex,
   ) {}
 
   async indexRecords(job: JobRow, control: JobControl): Promise<void> {
@@ -86,7 +88,7 @@ export class CorpusIngestionService {
     if (control.signal.aborted) throw new Error('The worker is shutting down; the job will resume.');
     const texts = batch.flatMap((b) => b.chunks.map((c) => c.content));
     const vectors = await this.embedder.embed(texts, { dimensions: corpus.dimensions, kind: 'document' });
-    const chunks: ChunkToStore[] = [];
+    const chunks: Array<ChunkToStore & { vector: Float32Array }> = [];
     let i = 0;
     for (const { record, chunks: recordChunks } of batch) {
       for (const chunk of recordChunks) {
@@ -98,21 +100,25 @@ export class CorpusIngestionService {
           metadata: record.metadata,
           language,
           textSearchConfig: textSearchConfig(language),
-          embedding: toRealArrayLiteral(vectors[i++]!),
+          embedding: toRealArrayLiteral(vectors[i]!),
+          vector: vectors[i++]!,
         });
       }
     }
-    return this.db.transaction(async (tx) => {
+    const written = await this.db.transaction(async (tx) => {
       const owned = await lockPendingRecords(tx, corpus.id, jobId, batch.map((b) => b.record.source_record_id));
-      if (!owned.size) return 0;
+      if (!owned.size) return undefined;
       const kept = chunks.filter((c) => owned.has(c.sourceRecordId));
       await removeChunks(tx, corpus.id, [...owned]);
-      await insertPlatformChunks(tx, corpus, this.embedder.id, kept);
+      const ids = await insertPlatformChunks(tx, corpus, this.embedder.id, kept);
       const counts = new Map<string, number>();
       for (const b of batch) if (owned.has(b.record.source_record_id)) counts.set(b.record.source_record_id, b.chunks.length);
       await markRecordsReady(tx, corpus.id, counts);
-      return kept.length;
+      return { records: [...owned], vectors: new Map(ids.map((id, j) => [id, kept[j]!.vector])) };
     });
+    if (!written) return 0;
+    await this.vectors.corpusRecordsIndexed(corpus.id, written.records, written.vectors);
+    return written.vectors.size;
   }
 
   /** A job that failed for good: its records not yet indexed are failed and hold no chunks. */
@@ -120,6 +126,9 @@ export class CorpusIngestionService {
     const failed = await failPendingRecords(tx, job.id, error);
     const byCorpus = new Map<string, string[]>();
     for (const r of failed) byCorpus.set(r.corpus_id, [...(byCorpus.get(r.corpus_id) ?? []), r.source_record_id]);
-    for (const [corpusId, ids] of byCorpus) await removeChunks(tx, corpusId, ids);
+    for (const [corpusId, ids] of byCorpus) {
+      await removeChunks(tx, corpusId, ids);
+      await this.vectors.corpusRecordsRemoved(corpusId, ids);
+    }
   }
 }

@@ -60,13 +60,13 @@ export async function updateCorpus(db: Queryable, slug: string, patch: UpdateCor
 }
 
 /** Deletes a corpus with its records, chunks and acceptances (foreign keys cascade) and its jobs. */
-export async function deleteCorpus(db: Queryable, slug: string): Promise<boolean> {
+export async function deleteCorpus(db: Queryable, slug: string): Promise<string | undefined> {
   const { rows } = await db.query<{ id: string }>('DELETE FROM corpora WHERE slug = $1 RETURNING id', [slug]);
   const id = rows[0]?.id;
-  if (!id) return false;
+  if (!id) return undefined;
   // A job still running for it loses its lease at its next heartbeat and stops.
   await db.query("DELETE FROM jobs WHERE job_type = 'corpus_ingestion' AND payload ->> 'corpus_id' = $1", [id]);
-  return true;
+  return id;
 }
 
 export async function recordCounts(db: Queryable, corpusId: string): Promise<{ pending: number; ready: number; failed: number }> {
@@ -207,14 +207,15 @@ export async function insertPlatformChunks(
   corpus: { id: string; dimensions: number },
   embedder: string,
   chunks: ChunkToStore[],
-): Promise<void> {
-  if (!chunks.length) return;
-  await db.query(
+): Promise<string[]> {
+  if (!chunks.length) return [];
+  const { rows } = await db.query<{ id: string }>(
     `INSERT INTO platform_chunks (corpus_id, source_record_id, chunk_index, content, metadata, language, dimensions, embedding,
                                   embedder, tsv)
      SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, t.emb::real[], $3, to_tsvector(t.cfg::regconfig, t.content)
      FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-       AS t(rid, idx, content, meta, lang, cfg, emb)`,
+       AS t(rid, idx, content, meta, lang, cfg, emb)
+     RETURNING id`,
     [
       corpus.id,
       corpus.dimensions,
@@ -229,6 +230,8 @@ export async function insertPlatformChunks(
     ],
   );
   await db.query('UPDATE corpora SET chunk_count = chunk_count + $2 WHERE id = $1', [corpus.id, chunks.length]);
+  // INSERT … SELECT FROM unnest returns rows in the order unnest produced them.
+  return rows.map((r) => r.id);
 }
 
 export async function markRecordsReady(db: Queryable, corpusId: string, chunkCounts: Map<string, number>): Promise<void> {

@@ -113,7 +113,9 @@ export class CorpusService {
 
   async delete(slug: string): Promise<void> {
     await this.find(slug);
-    if (!(await this.db.transaction((tx) => deleteCorpus(tx, slug)))) throw errors.notFound('corpus');
+    const corpus = await this.db.transaction((tx) => deleteCorpus(tx, slug));
+    if (!corpus) throw errors.notFound('corpus');
+    await this.vectors.corpusRecordsRemoved(corpus, null);
   }
 
   /**
@@ -164,6 +166,7 @@ export class CorpusService {
   async deleteRecord(slug: string, sourceRecordId: string): Promise<void> {
     const corpus = await this.find(slug);
     if (!(await this.db.transaction((tx) => deleteRecord(tx, corpus.id, sourceRecordId)))) throw errors.notFound('record');
+    await this.vectors.corpusRecordsRemoved(corpus.id, [sourceRecordId]);
   }
 
   async jobs(slug: string): Promise<{ jobs: CorpusJobView[] }> {

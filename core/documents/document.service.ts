@@ -1,3 +1,4 @@
+import type { VectorIndex } from '../ports/vector-index.js';
 import { anonymize } from '../anonymization/anonymizer.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError, errors } from '../errors.js';
@@ -83,6 +84,7 @@ export class DocumentService {
     private readonly knowledgeBases: KnowledgeBaseService,
     private readonly engine: WorkflowEngine,
     private readonly pdf: PdfExtractor,
+    private readonly vectors: VectorIndex,
     private readonly options: DocumentServiceOptions,
   ) {}
 
@@ -281,6 +283,7 @@ export class DocumentService {
   /** Deletes the document, its chunks (vectors and keyword index rows) and its file; frees its quota. */
   async delete(scope: Scope, id: string): Promise<void> {
     if (!isUuid(id) || !(await deleteDocument(this.db, scope, id))) throw errors.notFound('document');
+    await this.vectors.documentsRemoved([id]);
   }
 
   /** Documents of a knowledge base the scope can see; 404 when it cannot. */

@@ -1,12 +1,16 @@
 import type { Database } from '../db/database.js';
+import type { VectorIndex } from '../ports/vector-index.js';
 
-export const VECTOR_INDEXES = ['idx_chunks_embedding', 'idx_platform_chunks_embedding'] as const;
-export type IndexStatus = Record<(typeof VECTOR_INDEXES)[number], 'ok' | 'missing'>;
+/** GET /health/index's body: the spec names the tenant and platform indexes after pgvector's. */
+export type IndexStatus = Record<'idx_chunks_embedding' | 'idx_platform_chunks_embedding', 'ok' | 'missing'>;
 
 const READY_TIMEOUT_MS = 2000;
 
 export class HealthService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly vectors: VectorIndex,
+  ) {}
 
   /** True when the database answers within the time limit. */
   async ready(): Promise<boolean> {
@@ -32,15 +36,10 @@ export class HealthService {
     return rows;
   }
 
+  /** Whether the vector index of tenant chunks and that of platform chunks can serve searches. */
   async vectorIndexes(): Promise<IndexStatus> {
-    const { rows } = await this.db.query<{ indexname: string }>(
-      `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1::text[])`,
-      [[...VECTOR_INDEXES]],
-    );
-    const present = new Set(rows.map((r) => r.indexname));
-    return {
-      idx_chunks_embedding: present.has('idx_chunks_embedding') ? 'ok' : 'missing',
-      idx_platform_chunks_embedding: present.has('idx_platform_chunks_embedding') ? 'ok' : 'missing',
-    };
+    const status = await this.vectors.status();
+    return { idx_chunks_embedding: status.tenant, idx_platform_chunks_embedding: status.platform };
   }
+
 }

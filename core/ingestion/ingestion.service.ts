@@ -3,6 +3,7 @@ import { completeJob } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import type { PlanId } from '../plans.js';
 import type { Embedder } from '../ports/embedder.js';
+import type { VectorIndex } from '../ports/vector-index.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
 import { type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
@@ -53,6 +54,7 @@ export class IngestionService {
     private readonly embedder: Embedder,
     private readonly detector: LanguageDetector,
     private readonly usage: UsageService,
+    private readonly vectors: VectorIndex,
   ) {}
 
   async indexDocument(job: JobRow, control: JobControl): Promise<void> {
@@ -65,6 +67,8 @@ export class IngestionService {
 
     const pending = chunks.filter((c) => !done.has(c.index));
     const languages = new Map<string, number>();
+    /** The vectors this attempt wrote, by chunk id, for the vector index (earlier attempts' are read back). */
+    const written = new Map<string, Float32Array>();
     for (let i = 0; i < pending.length; i += BATCH_SIZE) {
       if (control.signal.aborted) throw new Error('The worker is shutting down; the job will resume.');
       const batch = pending.slice(i, i + BATCH_SIZE);
@@ -74,13 +78,14 @@ export class IngestionService {
       );
       const langs = batch.map((c) => this.detector.detect(c.content).language);
       for (const l of langs) if (l) languages.set(l, (languages.get(l) ?? 0) + 1);
-      await this.db.query(
+      const { rows: inserted } = await this.db.query<{ id: string; chunk_index: number }>(
         `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
                              dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
          SELECT $1, $2, $3, $4, t.idx, t.content, t.lang, $5, t.emb::real[], $6,
                 to_tsvector(t.cfg::regconfig, t.content), $7, $8, $9
          FROM unnest($10::int[], $11::text[], $12::text[], $13::text[], $14::text[]) AS t(idx, content, lang, cfg, emb)
-         ON CONFLICT (document_id, chunk_index) DO NOTHING`,
+         ON CONFLICT (document_id, chunk_index) DO NOTHING
+         RETURNING id, chunk_index`,
         [
           doc.tenant_id,
           doc.sub_tenant_id,
@@ -98,6 +103,8 @@ export class IngestionService {
           vectors.map(toRealArrayLiteral),
         ],
       );
+      const vectorOf = new Map(batch.map((c, j) => [c.index, vectors[j]!]));
+      for (const r of inserted) written.set(r.id, vectorOf.get(r.chunk_index)!);
       await control.heartbeat({ processedChunks: done.size + i + batch.length });
     }
 
@@ -122,6 +129,7 @@ export class IngestionService {
       });
       if (!(await completeJob(tx, job.id, control.owner))) throw new LeaseLostError('Another worker took over this job.');
     });
+    await this.vectors.documentsIndexed([doc.id], written);
   }
 
   /** A job that failed for good leaves a failed document that holds no chunks (and no chunk quota). */

@@ -9,17 +9,45 @@ export interface VectorHit {
 /** Which chunks a vector search covers: a tenant's own (`chunks`) or the platform corpora's (`platform_chunks`). */
 export type VectorTarget = 'tenant' | 'platform';
 
+/** Whether each target's index can serve searches (GET /health/index). */
+export type VectorIndexStatus = Record<VectorTarget, 'ok' | 'missing'>;
+
+/** Vectors an indexing job has in hand, by chunk id, so an adapter need not read them back. */
+export type KnownVectors = ReadonlyMap<string, Float32Array>;
+
 /**
  * Nearest-neighbour search over chunk embeddings: tenant chunks and platform corpus chunks. The
- * chunk tables stay the source of truth for embeddings; an index adapter either searches them in
- * place (pgvector) or keeps a derived copy (Qdrant) that `upsert`/`remove` maintain.
+ * chunk tables stay the source of truth for embeddings; an adapter either searches them in place
+ * (pgvector) or keeps a derived copy (the in-process flat index, Qdrant) that the change
+ * notifications below keep current.
  */
 export interface VectorIndex {
-  /** Which adapter this is, for logs: 'postgres' (pgvector HNSW or exact scan) or 'qdrant'. */
+  /** Which adapter this is, for logs: 'postgres' (pgvector HNSW or exact scan), 'flat' or 'qdrant'. */
   readonly kind: string;
+  /** Prepares the index at start-up (may continue in the background; searches are correct meanwhile). */
+  start(): Promise<void>;
+  /** Resolves when the start-up work finished and searches are served by the index itself. */
+  readonly loaded: Promise<void>;
+  /** Stops background work. */
+  close(): Promise<void>;
+  status(): Promise<VectorIndexStatus>;
   /** Prepares the index for vectors of this many dimensions (idempotent); default target: tenant chunks. */
   ensureDimensions(dimensions: number, target?: VectorTarget): Promise<void>;
   search(params: { filter: ChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]>;
   /** As `search`, over the chunks of platform corpora; the corpus and metadata filters apply inside the scan. */
   searchPlatform(params: { filter: PlatformChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]>;
+
+  // Change notifications, each sent after the transaction that made the change committed.
+  // Adapters that search the tables in place ignore them.
+
+  /** These documents became searchable (their chunks are written and the document is ready). */
+  documentsIndexed(documentIds: string[], known?: KnownVectors): Promise<void>;
+  /** These documents and their chunks were deleted. */
+  documentsRemoved(documentIds: string[]): Promise<void>;
+  /** A tenant, or one of its sub-tenants, was deleted with all its knowledge bases and documents. */
+  tenantRemoved(owner: { tenantId: string; subTenantId?: string | null }): Promise<void>;
+  /** These corpus records' chunks were (re)written: their previous chunks are gone. */
+  corpusRecordsIndexed(corpusId: string, recordIds: string[], known?: KnownVectors): Promise<void>;
+  /** These corpus records (null: the whole corpus) were deleted. */
+  corpusRecordsRemoved(corpusId: string, recordIds: string[] | null): Promise<void>;
 }

@@ -44,6 +44,22 @@ export function chunkFilterSql(filter: ChunkFilter, params: SqlParams, alias = '
 }
 
 /**
+ * `chunkFilterSql`'s conditions on a document, for indexes that keep documents in memory (the
+ * tenant, knowledge-base, readiness and embedder conditions are the index's own bookkeeping).
+ */
+export function matchesDocument(
+  filter: ChunkFilter,
+  doc: { subTenantId: string | null; tags: Record<string, string>; createdAt: Date; title: string },
+): boolean {
+  if (filter.scope.subTenantId && doc.subTenantId !== filter.scope.subTenantId) return false;
+  for (const [key, value] of Object.entries(filter.tags)) if (doc.tags[key] !== value) return false;
+  if (filter.createdAfter && !(doc.createdAt > filter.createdAfter)) return false;
+  if (filter.createdBefore && !(doc.createdAt < filter.createdBefore)) return false;
+  if (filter.titleContains && !doc.title.toLowerCase().includes(filter.titleContains.toLowerCase())) return false;
+  return true;
+}
+
+/**
  * Which platform corpus chunks a search may return, applied inside the index scan like `ChunkFilter`.
  * Corpora are shared: the caller decides which corpora the tenant may search.
  */
@@ -53,6 +69,17 @@ export interface PlatformChunkFilter {
   metadata: Record<string, string>;
   /** Only chunks embedded by this embedder (vectors of different models are not comparable). */
   embedder?: string | undefined;
+}
+
+/** A metadata value as `->>` gives it: strings as they are, other JSON values as JSON text, null as no value. */
+function metadataText(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** `platformChunkFilterSql`'s metadata conditions on a record's metadata, for in-memory indexes. */
+export function matchesPlatformMetadata(filter: PlatformChunkFilter, metadata: Record<string, unknown>): boolean {
+  return Object.entries(filter.metadata).every(([key, value]) => metadataText(metadata[key]) === value);
 }
 
 /** SQL condition over platform_chunks aliased `alias`, with its parameters added to `params`. */

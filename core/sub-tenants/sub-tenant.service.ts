@@ -1,3 +1,4 @@
+import type { VectorIndex } from '../ports/vector-index.js';
 import type { BillingService } from '../billing/billing.service.js';
 import type { Clock } from '../clock.js';
 import type { RequestContext } from '../context.js';
@@ -33,6 +34,7 @@ export class SubTenantService {
     private readonly keys: ApiKeyService,
     private readonly billing: BillingService,
     private readonly clock: Clock,
+    private readonly vectors: VectorIndex,
   ) {}
 
   /** Who may manage sub-tenants: a tenant-level key of an Enterprise tenant (the role is checked by the route). */
@@ -115,6 +117,7 @@ export class SubTenantService {
     await this.db.transaction(async (tx) => {
       if (!(await deleteSubTenant(tx, tenantId, id))) throw errors.notFound('sub-tenant');
     });
+    await this.vectors.tenantRemoved({ tenantId, subTenantId: id });
   }
 
   async createKey(tenantId: string, id: string, input: { role: 'read' | 'write'; name?: string | undefined }) {

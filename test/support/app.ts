@@ -39,12 +39,16 @@ export interface TestAppOptions {
 export async function startTestApp(db: Database, options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ JOB_LEASE_SECONDS: '5', ...options.env });
   const log = pino({ level: 'silent' });
+  // Each database gets the vector index its topology defaults to: in-process on PGlite, the database's on a server.
+  const vectorIndex = { ...config.vectorIndex, kind: options.env?.VECTOR_INDEX === undefined ? (db.kind === 'embedded' ? 'flat' : 'pgvector') : config.vectorIndex.kind } as const;
   const runtime = await createRuntime(
     db,
-    { ...config, database: { kind: 'postgres', url: 'unused', poolSize: 1 } },
+    { ...config, vectorIndex, database: { kind: 'postgres', url: 'unused', poolSize: 1 } },
     log,
     { languageDetector: await sharedLanguageDetector(), ...options.adapters },
   );
+  // Searches wait for nothing after this (the index of an empty test database loads at once).
+  await runtime.services.adapters.vectorIndex.loaded;
   if (options.jobs ?? true) await runtime.engine.start();
   const app = createApp({
     config: {

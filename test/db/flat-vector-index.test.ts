@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { FlatVectorIndex, type Owner, Segment, quantize } from '../../core/adapters/flat.vector-index.js';
+import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
+import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
+import type { ChunkFilter } from '../../core/search/chunk-filter.js';
+import { seededRandom } from '../../core/shared/seeded-random.js';
+import { SyntheticCorpus } from '../../bench/corpus.js';
+import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp, waitForJob } from '../support/app.js';
+import { testDatabases } from '../support/databases.js';
+
+const silent = pino({ level: 'silent' });
+const DIMENSIONS = 256;
+
+function randomUnitVector(random: () => number, d: number): Float32Array {
+  const v = Float32Array.from({ length: d }, () => random() - 0.5);
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe('flat vector index: one segment', () => {
+  it('quantizes each vector to int8 on its own scale', () => {
+    assert.deepEqual([...quantize(Float32Array.from([0.5, -0.2, 0, 0.125]))], [127, -51, 0, 32]);
+    assert.deepEqual([...quantize(new Float32Array(3))], [0, 0, 0]);
+  });
+
+  it('finds the exact nearest live rows, before and after compacting removed ones', () => {
+    const random = seededRandom(7);
+    const segment = new Segment<Owner>(DIMENSIONS, 't', null);
+    const vectors = new Map<string, Float32Array>();
+    for (let i = 0; i < 3000; i++) {
+      const v = randomUnitVector(random, DIMENSIONS);
+      vectors.set(`c${i}`, v);
+      segment.put({ key: `o${i}`, rows: [] }, [{ id: `c${i}`, vector: v }]);
+    }
+    const exact = (q: Float32Array, live: (i: number) => boolean, k: number) =>
+      [...vectors.entries()]
+        .filter(([id]) => live(Number(id.slice(1))))
+        .map(([id, v]) => ({ id, s: dot(q, v) }))
+        .sort((a, b) => b.s - a.s)
+        .slice(0, k)
+        .map((x) => x.id);
+    const check = (live: (i: number) => boolean) => {
+      let overlap = 0;
+      for (let n = 0; n < 20; n++) {
+        const q = randomUnitVector(random, DIMENSIONS);
+        const got = segment.nearest(quantize(q), 10, null, 1).map((h) => h.chunkId);
+        assert.equal(got.length, 10);
+        assert.ok(got.every((id) => live(Number(id.slice(1)))), 'a removed row was returned');
+        const want = exact(q, live, 10);
+        overlap += got.filter((id) => want.includes(id)).length / 10;
+      }
+      // int8 rounding only swaps near-ties; a wrong row layout would give ~0.
+      assert.ok(overlap / 20 >= 0.9, `overlap with the exact answer: ${overlap / 20}`);
+    };
+    check(() => true);
+    for (let i = 0; i < 2000; i++) segment.remove(`o${i}`);
+    assert.equal(segment.live, 1000);
+    assert.ok(segment.rows < 3000, 'removing most rows compacts the segment');
+    check((i) => i >= 2000);
+    // Filtered to a few owners: gathered and scanned; the filter never shortens the answer.
+    const few = new Set(['o2001', 'o2500', 'o2999']);
+    const filtered = segment.nearest(quantize(randomUnitVector(random, DIMENSIONS)), 10, (o) => few.has(o.key), 1);
+    assert.deepEqual(filtered.map((h) => h.chunkId).sort(), ['c2001', 'c2500', 'c2999']);
+  });
+});
+
+for (const database of testDatabases()) {
+  describe(`flat vector index [${database.name}]`, () => {
+    let app: TestApp;
+    let index: FlatVectorIndex;
+    let exact: PgVectorIndex;
+    let tenant: { id: string; key: string };
+    let kb: string;
+    const embedder = new LexicalEmbedder();
+    const corpus = new SyntheticCorpus({ seed: 3, topics: 12, terms: 300 });
+    const documents: Array<{ id: string; department: string }> = [];
+    const filter = (extra: Partial<ChunkFilter> = {}): ChunkFilter => ({
+      scope: { tenantId: tenant.id, subTenantId: null },
+      knowledgeBaseIds: [kb],
+      tags: {},
+      embedder: embedder.id,
+      ...extra,
+    });
+    const search = (target: { search: FlatVectorIndex['search'] }, query: string, f: ChunkFilter, limit = 10) =>
+      target.search({ filter: f, dimensions: DIMENSIONS, vector: embedder.embedText(query, DIMENSIONS), limit });
+
+    before(async function () {
+      this.timeout(120_000);
+      app = await startTestApp(await database.get());
+      tenant = await createTenant(app, 'enterprise');
+      const api = client(app.url, tenant.key);
+      kb = (await api('POST', '/v1/knowledge-bases', { name: 'flat', dimensions: DIMENSIONS })).body.id;
+      for (let i = 0; i < 40; i++) {
+        const doc = corpus.document(i);
+        // Two documents are "legal"; the rest "ops".
+        const department = i < 2 ? 'legal' : 'ops';
+        const { documentId } = await ingest(app, tenant.key, { knowledge_base_id: kb, title: doc.title, content: doc.content, tags: { department } });
+        documents.push({ id: documentId, department });
+      }
+      // A second index over the same database, loaded from the tables as at start-up.
+      index = new FlatVectorIndex(await database.get(), embedder.id, silent, { threads: 1 });
+      await index.start();
+      await index.loaded;
+      exact = new PgVectorIndex(await database.get(), { graphs: false });
+    });
+
+    after(async () => {
+      await index.close();
+      await app.close();
+    });
+
+    it('loads what the tables hold and finds the exact scan\'s neighbours', async () => {
+      assert.deepEqual(await index.status(), { tenant: 'ok', platform: 'ok' });
+      let overlap = 0;
+      for (let i = 0; i < 15; i++) {
+        const query = corpus.query(i, i % 40);
+        const got = (await search(index, query, filter())).map((h) => h.chunkId);
+        const want = (await search(exact, query, filter())).map((h) => h.chunkId);
+        assert.equal(got.length, 10);
+        overlap += got.filter((id) => want.includes(id)).length / want.length;
+      }
+      assert.ok(overlap / 15 >= 0.9, `overlap with the exact scan: ${overlap / 15}`);
+    });
+
+    it('applies filters inside the scan: every matching chunk, nothing else, never fewer than match', async () => {
+      const { rows } = await app.db.query<{ id: string; department: string }>(
+        "SELECT c.id, d.tags ->> 'department' AS department FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.knowledge_base_id = $1",
+        [kb],
+      );
+      const legal = rows.filter((r) => r.department === 'legal').map((r) => r.id).sort();
+      const ops = rows.filter((r) => r.department === 'ops').map((r) => r.id);
+      assert.ok(legal.length >= 2 && ops.length > 40);
+      const few = await search(index, 'contract', filter({ tags: { department: 'legal' } }), 100);
+      assert.deepEqual(few.map((h) => h.chunkId).sort(), legal);
+      const most = await search(index, 'contract', filter({ tags: { department: 'ops' } }), ops.length);
+      assert.equal(most.length, ops.length);
+      assert.ok(most.every((h) => ops.includes(h.chunkId)));
+      const none = await search(index, 'contract', filter({ createdBefore: new Date('2000-01-01') }));
+      assert.deepEqual(none, []);
+    });
+
+    it('never answers with another tenant\'s chunks, whatever knowledge bases it is asked for', async () => {
+      const other = await createTenant(app, 'standard');
+      const hits = await search(index, corpus.query(1, 1), { ...filter(), scope: { tenantId: other.id, subTenantId: null } });
+      assert.deepEqual(hits, []);
+    });
+
+    it('applies notifications in order: a deleted document stays gone, a new one appears', async () => {
+      const victim = documents[5]!.id;
+      const title = corpus.document(5).title;
+      const before = await search(index, title, filter(), 100);
+      const victimChunks = (await app.db.query<{ id: string }>('SELECT id FROM chunks WHERE document_id = $1', [victim])).rows.map((r) => r.id);
+      assert.ok(before.some((h) => victimChunks.includes(h.chunkId)));
+      assert.equal((await client(app.url, tenant.key)('DELETE', `/v1/documents/${victim}`)).status, 204);
+      await index.documentsRemoved([victim]);
+      // A notification that arrives late (its document already deleted) brings nothing back.
+      await index.documentsIndexed([victim]);
+      const after = await search(index, title, filter(), 100);
+      assert.ok(!after.some((h) => victimChunks.includes(h.chunkId)));
+
+      const added = await ingest(app, tenant.key, { knowledge_base_id: kb, title: 'Zebra crossings', content: 'Quagga zebra okapi crossings.' });
+      const [chunk] = (await app.db.query<{ id: string }>('SELECT id FROM chunks WHERE document_id = $1', [added.documentId])).rows;
+      const top = async () => (await search(index, 'quagga zebra okapi', filter(), 1)).map((h) => h.chunkId);
+      assert.notDeepEqual(await top(), [chunk!.id], 'this index was not told yet');
+      await index.documentsIndexed([added.documentId]);
+      assert.deepEqual(await top(), [chunk!.id]);
+
+      await index.tenantRemoved({ tenantId: tenant.id });
+      assert.deepEqual(await top(), []);
+    });
+
+    it('indexes corpus records, replaces a reloaded record\'s chunks and filters on metadata', async () => {
+      const admin = client(app.url, TEST_ADMIN_TOKEN);
+      const slug = `flat-${Date.now()}`;
+      assert.equal((await admin('POST', '/internal/v1/corpora', { slug, name: 'Flat', plans: ['enterprise'], dimensions: DIMENSIONS })).status, 201);
+      const load = async (records: Array<{ source_record_id: string; content: string; metadata?: Record<string, unknown> }>) => {
+        const res = await admin('POST', `/internal/v1/corpora/${slug}/records`, { records });
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+        for (;;) {
+          const job = (await admin('GET', `/internal/v1/corpora/${slug}/jobs/${res.body.job_id}`)).body;
+          if (job.status === 'completed') return;
+          assert.notEqual(job.status, 'failed');
+          await new Promise((r) => setTimeout(r, 30));
+        }
+      };
+      await load([
+        { source_record_id: 'a', content: 'Lichens are fungi and algae together.', metadata: { year: 2020, kind: 'bio' } },
+        { source_record_id: 'b', content: 'Lichens grow on bare rock.', metadata: { year: 2021, kind: 'geo' } },
+      ]);
+      const corpusId = (await app.db.query<{ id: string }>('SELECT id FROM corpora WHERE slug = $1', [slug])).rows[0]!.id;
+      const platform = (metadata: Record<string, string> = {}) =>
+        index.searchPlatform({
+          filter: { corpusIds: [corpusId], metadata, embedder: embedder.id },
+          dimensions: DIMENSIONS,
+          vector: embedder.embedText('lichens', DIMENSIONS),
+          limit: 10,
+        });
+      await index.corpusRecordsIndexed(corpusId, ['a', 'b']);
+      assert.equal((await platform()).length, 2);
+      assert.equal((await platform({ year: '2021' })).length, 1, 'numbers compare as their JSON text, as ->> does');
+      assert.equal((await platform({ kind: 'bio', year: '2021' })).length, 0);
+      await load([{ source_record_id: 'a', content: 'Lichens, reloaded: fungi, algae and yeasts.', metadata: { year: 2020 } }]);
+      await index.corpusRecordsIndexed(corpusId, ['a']);
+      const ids = (await platform()).map((h) => h.chunkId).sort();
+      const stored = (await app.db.query<{ id: string }>('SELECT id FROM platform_chunks WHERE corpus_id = $1', [corpusId])).rows.map((r) => r.id).sort();
+      assert.deepEqual(ids, stored, 'the replaced chunks are gone from the index');
+      await index.corpusRecordsRemoved(corpusId, null);
+      assert.deepEqual(await platform(), []);
+      assert.equal((await admin('DELETE', `/internal/v1/corpora/${slug}`)).status, 204);
+    });
+
+    it('serves searches from the database until it has loaded', async () => {
+      const fresh = new FlatVectorIndex(await database.get(), embedder.id, silent);
+      // Not started: nothing in memory, so every answer comes from the exact database scan.
+      const other = await createTenant(app, 'standard');
+      const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x', dimensions: DIMENSIONS })).body.id;
+      const { jobId } = await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Okapi', content: 'Okapi forest giraffe.' });
+      await waitForJob(app, other.key, jobId);
+      const hits = await fresh.search({
+        filter: { scope: { tenantId: other.id, subTenantId: null }, knowledgeBaseIds: [otherKb], tags: {}, embedder: embedder.id },
+        dimensions: DIMENSIONS,
+        vector: embedder.embedText('okapi', DIMENSIONS),
+        limit: 5,
+      });
+      assert.equal(hits.length, 1);
+      assert.deepEqual(await fresh.status(), { tenant: 'missing', platform: 'missing' });
+    });
+  });
+}
