@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
+import { EmbeddingEncoder } from '../db/embeddings.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from '../ingestion/chunker.js';
 import { textSearchConfig } from '../ingestion/ingestion.service.js';
 import { type JobRow, completeJob } from '../jobs/job.repository.js';
@@ -6,7 +7,6 @@ import type { Embedder } from '../ports/embedder.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import { type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
-import { toRealArrayLiteral } from '../shared/sql-params.js';
 import {
   type ChunkToStore,
   type CorpusRow,
@@ -88,7 +88,7 @@ export class CorpusIngestionService {
     if (control.signal.aborted) throw new Error('The worker is shutting down; the job will resume.');
     const texts = batch.flatMap((b) => b.chunks.map((c) => c.content));
     const vectors = await this.embedder.embed(texts, { dimensions: corpus.dimensions, kind: 'document' });
-    const chunks: Array<ChunkToStore & { vector: Float32Array }> = [];
+    const chunks: ChunkToStore[] = [];
     let i = 0;
     for (const { record, chunks: recordChunks } of batch) {
       for (const chunk of recordChunks) {
@@ -100,17 +100,17 @@ export class CorpusIngestionService {
           metadata: record.metadata,
           language,
           textSearchConfig: textSearchConfig(language),
-          embedding: toRealArrayLiteral(vectors[i]!),
           vector: vectors[i++]!,
         });
       }
     }
+    const encoder = await EmbeddingEncoder.of(this.db);
     const written = await this.db.transaction(async (tx) => {
       const owned = await lockPendingRecords(tx, corpus.id, jobId, batch.map((b) => b.record.source_record_id));
       if (!owned.size) return undefined;
       const kept = chunks.filter((c) => owned.has(c.sourceRecordId));
       await removeChunks(tx, corpus.id, [...owned]);
-      const ids = await insertPlatformChunks(tx, corpus, this.embedder.id, kept);
+      const ids = await insertPlatformChunks(tx, corpus, this.embedder.id, kept, encoder);
       const counts = new Map<string, number>();
       for (const b of batch) if (owned.has(b.record.source_record_id)) counts.set(b.record.source_record_id, b.chunks.length);
       await markRecordsReady(tx, corpus.id, counts);

@@ -1,3 +1,4 @@
+import type { EmbeddingEncoder } from '../db/embeddings.js';
 import type { Queryable } from '../db/database.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import type { PlanId } from '../plans.js';
@@ -198,7 +199,7 @@ export interface ChunkToStore {
   metadata: RecordMetadata;
   language: string | null;
   textSearchConfig: string;
-  embedding: string;
+  vector: Float32Array;
 }
 
 /** Writes platform chunks, their vectors and keyword index, and counts them on the corpus. */
@@ -207,13 +208,15 @@ export async function insertPlatformChunks(
   corpus: { id: string; dimensions: number },
   embedder: string,
   chunks: ChunkToStore[],
+  encoder: EmbeddingEncoder,
 ): Promise<string[]> {
   if (!chunks.length) return [];
+  const embeddings = encoder.encode(chunks.map((c) => c.vector));
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO platform_chunks (corpus_id, source_record_id, chunk_index, content, metadata, language, dimensions, embedding,
                                   embedder, tsv)
-     SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, t.emb::real[], $3, to_tsvector(t.cfg::regconfig, t.content)
-     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+     SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, ${embeddings.element('t.emb')}, $3, to_tsvector(t.cfg::regconfig, t.content)
+     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::${embeddings.type})
        AS t(rid, idx, content, meta, lang, cfg, emb)
      RETURNING id`,
     [
@@ -226,7 +229,7 @@ export async function insertPlatformChunks(
       chunks.map((c) => JSON.stringify(c.metadata)),
       chunks.map((c) => c.language),
       chunks.map((c) => c.textSearchConfig),
-      chunks.map((c) => c.embedding),
+      embeddings.value,
     ],
   );
   await db.query('UPDATE corpora SET chunk_count = chunk_count + $2 WHERE id = $1', [corpus.id, chunks.length]);

@@ -2,7 +2,15 @@
  * The Database port. Two adapters speak the same PostgreSQL dialect: PGlite (embedded, in
  * DATA_DIR) and a `pg` pool (DATABASE_URL). Only repositories and the migrator use it.
  */
-export type SqlParam = string | number | boolean | null | Date | Buffer | readonly unknown[] | object;
+export type SqlParam = string | number | boolean | null | Date | Buffer | BinaryParam | readonly unknown[] | object;
+
+/**
+ * A parameter sent in PostgreSQL's binary format: the bytes are what the parameter type's
+ * receive function reads (e.g. pgvector's vector[]), so the server does not parse text.
+ */
+export class BinaryParam {
+  constructor(readonly bytes: Uint8Array) {}
+}
 
 export interface QueryResult<T> {
   rows: T[];

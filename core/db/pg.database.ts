@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database, QueryResult, Queryable, SqlParam } from './database.js';
+import { BinaryParam, type Database, type QueryResult, type Queryable, type SqlParam } from './database.js';
 
 // int8 (counts, byte sizes) as numbers, as PGlite returns them; our values stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
@@ -7,7 +7,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<T>(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult<T>> {
-      const res = await client.query(sql, params as unknown[]);
+      // node-postgres sends a Buffer in binary format.
+      const values = params.map((p) => (p instanceof BinaryParam ? Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength) : p));
+      const res = await client.query(sql, values);
       return { rows: res.rows as T[], rowCount: res.rowCount ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {

@@ -1,13 +1,27 @@
 import fs from 'node:fs/promises';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PGlite, type QueryOptions, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
-import type { Database, QueryResult, Queryable, SqlParam } from './database.js';
+import { BinaryParam, type Database, type QueryResult, type Queryable, type SqlParam } from './database.js';
 
-function wrap(target: PGlite | Transaction): Queryable {
+/**
+ * PGlite serializes a parameter by its type's serializer, or as text when it has none; a
+ * Uint8Array that reaches the wire is sent in binary format. Binary parameters get serializers
+ * that pass their bytes through, whatever type the server gave them; others keep PGlite's.
+ */
+function binaryAware(pg: PGlite, params: readonly SqlParam[]): QueryOptions | undefined {
+  if (!params.some((p) => p instanceof BinaryParam)) return undefined;
+  const serializers = new Proxy({} as NonNullable<QueryOptions['serializers']>, {
+    get: (_target, oid: string) => (value: unknown) =>
+      value instanceof BinaryParam ? value.bytes : (pg.serializers[oid] ?? String)(value),
+  });
+  return { serializers };
+}
+
+function wrap(target: PGlite | Transaction, pg: PGlite): Queryable {
   return {
     async query<T>(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult<T>> {
-      const res = await target.query<T>(sql, params as unknown[]);
+      const res = await target.query<T>(sql, params as unknown[], binaryAware(pg, params));
       return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
     },
     async exec(sql: string): Promise<void> {
@@ -37,12 +51,12 @@ export async function openPgliteDatabase(dataDir: string, options: PgliteOptions
     extensions: { vector, pg_trgm },
     ...(options.sharedBuffers ? { postgresqlconf: [`shared_buffers = '${options.sharedBuffers}'`] } : {}),
   });
-  const root = wrap(pg);
+  const root = wrap(pg, pg);
   return {
     kind: 'embedded',
     ...root,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      return pg.transaction((tx) => fn(wrap(tx)));
+      return pg.transaction((tx) => fn(wrap(tx, pg)));
     },
     async close(): Promise<void> {
       await pg.close();

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
+import { EmbeddingEncoder } from '../db/embeddings.js';
 import { completeJob } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import type { PlanId } from '../plans.js';
@@ -7,7 +8,6 @@ import type { VectorIndex } from '../ports/vector-index.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
 import { type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
-import { toRealArrayLiteral } from '../shared/sql-params.js';
 import type { Language } from '../translation/translation.schema.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, chunkText } from './chunker.js';
 
@@ -78,12 +78,13 @@ export class IngestionService {
       );
       const langs = batch.map((c) => this.detector.detect(c.content).language);
       for (const l of langs) if (l) languages.set(l, (languages.get(l) ?? 0) + 1);
+      const embeddings = (await EmbeddingEncoder.of(this.db)).encode(vectors);
       const { rows: inserted } = await this.db.query<{ id: string; chunk_index: number }>(
         `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
                              dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
-         SELECT $1, $2, $3, $4, t.idx, t.content, t.lang, $5, t.emb::real[], $6,
+         SELECT $1, $2, $3, $4, t.idx, t.content, t.lang, $5, ${embeddings.element('t.emb')}, $6,
                 to_tsvector(t.cfg::regconfig, t.content), $7, $8, $9
-         FROM unnest($10::int[], $11::text[], $12::text[], $13::text[], $14::text[]) AS t(idx, content, lang, cfg, emb)
+         FROM unnest($10::int[], $11::text[], $12::text[], $13::text[], $14::${embeddings.type}) AS t(idx, content, lang, cfg, emb)
          ON CONFLICT (document_id, chunk_index) DO NOTHING
          RETURNING id, chunk_index`,
         [
@@ -100,7 +101,7 @@ export class IngestionService {
           batch.map((c) => c.content),
           langs,
           langs.map(textSearchConfig),
-          vectors.map(toRealArrayLiteral),
+          embeddings.value,
         ],
       );
       const vectorOf = new Map(batch.map((c, j) => [c.index, vectors[j]!]));
