@@ -9,8 +9,10 @@ import type { Database } from './database.js';
  * and deleted chunks stay in the HNSW graph.
  *
  * The thresholds are autovacuum's defaults: ANALYZE once 50 + 10% of a table's rows changed,
- * VACUUM once 50 + 20% are dead. The change counters restart with the process, so a table whose
- * size on disk grew by more than 10% since its last ANALYZE counts as changed too.
+ * VACUUM once 50 + 20% are dead or 1,000 + 20% were inserted since the last VACUUM (which also
+ * merges the keyword indexes' GIN pending lists and marks pages all-visible). The change counters
+ * restart with the process, so a table whose size on disk grew by more than 10% since its last
+ * ANALYZE counts as changed too.
  */
 export class TableMaintenance {
   private timer: NodeJS.Timeout | undefined;
@@ -50,7 +52,8 @@ export class TableMaintenance {
     await this.db.query('SELECT pg_stat_force_next_flush()');
     const { rows } = await this.db.query<{ table: string; vacuum: boolean; analyze: boolean }>(
       `SELECT format('%I.%I', s.schemaname, s.relname) AS table,
-              s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) AS vacuum,
+              s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
+                OR s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0) AS vacuum,
               s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0)
                 OR pg_relation_size(c.oid) / current_setting('block_size')::int > 8 + 1.1 * greatest(c.relpages, 0) AS analyze
        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid

@@ -75,3 +75,23 @@ describe('TableMaintenance (the embedded database has no autovacuum)', () => {
     }
   });
 });
+
+describe('TableMaintenance after a bulk load', () => {
+  it('vacuums a table that only grew, which merges its GIN pending list', async () => {
+    const db = await openPgliteDatabase('memory://');
+    try {
+      await db.exec(`CREATE TABLE docs (id int PRIMARY KEY, tsv tsvector NOT NULL);
+                     CREATE INDEX docs_tsv ON docs USING gin (tsv) WITH (fastupdate = on, gin_pending_list_limit = 4096)`);
+      await db.query(`INSERT INTO docs SELECT g, to_tsvector('simple', 'word' || g || ' shared text') FROM generate_series(1, 3000) g`);
+      const vacuumed = async () =>
+        (await db.query<{ v: Date | null }>("SELECT last_vacuum AS v FROM pg_stat_user_tables WHERE relname = 'docs'")).rows[0]!.v;
+      assert.equal(await vacuumed(), null, 'no row is dead');
+      await new TableMaintenance(db, pino({ level: 'silent' })).run();
+      assert.ok(await vacuumed(), '3,000 inserts are over 1,000 + 20%');
+      const { rows } = await db.query<{ merged: number }>("SELECT gin_clean_pending_list('docs_tsv') AS merged");
+      assert.equal(Number(rows[0]!.merged), 0, 'nothing was left in the pending list');
+    } finally {
+      await db.close();
+    }
+  });
+});
