@@ -11,7 +11,7 @@ import { BinaryParam, type Database, type QueryResult, type Queryable, type SqlP
  */
 function binaryAware(pg: PGlite, params: readonly SqlParam[]): QueryOptions | undefined {
   if (!params.some((p) => p instanceof BinaryParam)) return undefined;
-  const serializers = new Proxy({} as NonNullable<QueryOptions['serializers']>, {
+  const serializers = new Proxy({}, {
     get: (_target, oid: string) => (value: unknown) =>
       value instanceof BinaryParam ? value.bytes : (pg.serializers[oid] ?? String)(value),
   });
