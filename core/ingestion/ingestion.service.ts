@@ -62,13 +62,15 @@ export class IngestionService {
     if (!doc) throw new NonRetryableError('The document was deleted before it was indexed.');
     const chunking = { ...DEFAULT_CHUNKING, ...(job.payload.chunking as Partial<ChunkingOptions> | undefined) };
     const chunks = chunkText(doc.content, chunking);
-    const done = await this.indexedChunkIndexes(doc.id);
-    await control.heartbeat({ totalChunks: chunks.length, processedChunks: done.size });
+    // Only a retried or resumed job can find chunks written (its first attempt starts from nothing).
+    const done = job.attempts > 1 ? await this.indexedChunkIndexes(doc.id) : new Set<number>();
+    // The job was created with its chunk count; a resumed job reports where it starts.
+    if (done.size || job.total_chunks !== chunks.length) await control.heartbeat({ totalChunks: chunks.length, processedChunks: done.size });
 
     const pending = chunks.filter((c) => !done.has(c.index));
     const languages = new Map<string, number>();
-    /** The vectors this attempt wrote, by chunk id, for the vector index (earlier attempts' are read back). */
-    const written = new Map<string, Float32Array>();
+    /** The chunks this attempt wrote, by id, for the vector index (earlier attempts' are read back). */
+    const written = new Map<string, { index: number; vector: Float32Array }>();
     for (let i = 0; i < pending.length; i += BATCH_SIZE) {
       if (control.signal.aborted) throw new Error('The worker is shutting down; the job will resume.');
       const batch = pending.slice(i, i + BATCH_SIZE);
@@ -105,8 +107,9 @@ export class IngestionService {
         ],
       );
       const vectorOf = new Map(batch.map((c, j) => [c.index, vectors[j]!]));
-      for (const r of inserted) written.set(r.id, vectorOf.get(r.chunk_index)!);
-      await control.heartbeat({ processedChunks: done.size + i + batch.length });
+      for (const r of inserted) written.set(r.id, { index: r.chunk_index, vector: vectorOf.get(r.chunk_index)! });
+      // Progress and lease; after the last batch, completing the job does both.
+      if (i + BATCH_SIZE < pending.length) await control.heartbeat({ processedChunks: done.size + i + batch.length });
     }
 
     const language = [...languages.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
@@ -130,7 +133,24 @@ export class IngestionService {
       });
       if (!(await completeJob(tx, job.id, control.owner))) throw new LeaseLostError('Another worker took over this job.');
     });
-    await this.vectors.documentsIndexed([doc.id], written);
+    const all = written.size === chunks.length;
+    await this.vectors.documentsIndexed([
+      {
+        id: doc.id,
+        ...(all && {
+          written: {
+            tenantId: doc.tenant_id,
+            subTenantId: doc.sub_tenant_id,
+            knowledgeBaseId: doc.knowledge_base_id,
+            dimensions: doc.dimensions,
+            title: doc.title,
+            tags: doc.tags,
+            createdAt: doc.created_at,
+            chunks: [...written].sort((a, b) => a[1].index - b[1].index).map(([id, c]) => ({ id, vector: c.vector })),
+          },
+        }),
+      },
+    ]);
   }
 
   /** A job that failed for good leaves a failed document that holds no chunks (and no chunk quota). */

@@ -15,6 +15,25 @@ export type VectorIndexStatus = Record<VectorTarget, 'ok' | 'missing'>;
 /** Vectors an indexing job has in hand, by chunk id, so an adapter need not read them back. */
 export type KnownVectors = ReadonlyMap<string, Float32Array>;
 
+/** A document that became searchable, with what its indexing job knows of it. */
+export interface DocumentIndexed {
+  id: string;
+  /**
+   * The document's fields and every chunk with its vector, when the job wrote them all (its first
+   * attempt); otherwise adapters read the document back from the tables.
+   */
+  written?: {
+    tenantId: string;
+    subTenantId: string | null;
+    knowledgeBaseId: string;
+    dimensions: number;
+    title: string;
+    tags: Record<string, string>;
+    createdAt: Date;
+    chunks: Array<{ id: string; vector: Float32Array }>;
+  };
+}
+
 /**
  * Nearest-neighbour search over chunk embeddings: tenant chunks and platform corpus chunks. The
  * chunk tables stay the source of truth for embeddings; an adapter either searches them in place
@@ -41,7 +60,7 @@ export interface VectorIndex {
   // Adapters that search the tables in place ignore them.
 
   /** These documents became searchable (their chunks are written and the document is ready). */
-  documentsIndexed(documentIds: string[], known?: KnownVectors): Promise<void>;
+  documentsIndexed(documents: DocumentIndexed[]): Promise<void>;
   /** These documents and their chunks were deleted. */
   documentsRemoved(documentIds: string[]): Promise<void>;
   /** A tenant, or one of its sub-tenants, was deleted with all its knowledge bases and documents. */

@@ -157,7 +157,7 @@ for (const database of testDatabases()) {
       assert.equal((await client(app.url, tenant.key)('DELETE', `/v1/documents/${victim}`)).status, 204);
       await index.documentsRemoved([victim]);
       // A notification that arrives late (its document already deleted) brings nothing back.
-      await index.documentsIndexed([victim]);
+      await index.documentsIndexed([{ id: victim }]);
       const after = await search(index, title, filter(), 100);
       assert.ok(!after.some((h) => victimChunks.includes(h.chunkId)));
 
@@ -165,7 +165,7 @@ for (const database of testDatabases()) {
       const [chunk] = (await app.db.query<{ id: string }>('SELECT id FROM chunks WHERE document_id = $1', [added.documentId])).rows;
       const top = async () => (await search(index, 'quagga zebra okapi', filter(), 1)).map((h) => h.chunkId);
       assert.notDeepEqual(await top(), [chunk!.id], 'this index was not told yet');
-      await index.documentsIndexed([added.documentId]);
+      await index.documentsIndexed([{ id: added.documentId }]);
       assert.deepEqual(await top(), [chunk!.id]);
 
       await index.tenantRemoved({ tenantId: tenant.id });
