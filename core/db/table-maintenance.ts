@@ -9,7 +9,9 @@ import type { Database } from './database.js';
  * and deleted chunks stay in the HNSW graph.
  *
  * The thresholds are autovacuum's defaults: ANALYZE once 50 + 10% of a table's rows changed,
- * VACUUM once 50 + 20% are dead or 1,000 + 20% were inserted since the last VACUUM (which also
+ * VACUUM once 50 + 20% are dead (or what the table's autovacuum_vacuum_threshold and
+ * autovacuum_vacuum_scale_factor say: the jobs queue vacuums at 500 dead rows) or 1,000 + 20% were
+ * inserted since the last VACUUM (which also
  * merges the keyword indexes' GIN pending lists and marks pages all-visible). The change counters
  * restart with the process, so a table whose size on disk grew by more than 10% since its last
  * ANALYZE counts as changed too.
@@ -21,7 +23,7 @@ export class TableMaintenance {
   constructor(
     private readonly db: Database,
     private readonly log: Logger,
-    private readonly intervalMs = 30_000,
+    private readonly intervalMs = 10_000,
   ) {}
 
   start(): void {
@@ -50,13 +52,21 @@ export class TableMaintenance {
   private async pass(): Promise<void> {
     // Activity counts reach the statistics views at most once a second unless a flush is forced.
     await this.db.query('SELECT pg_stat_force_next_flush()');
+    // A table's own autovacuum settings (reloptions) replace the defaults, as for autovacuum.
     const { rows } = await this.db.query<{ table: string; vacuum: boolean; analyze: boolean }>(
-      `SELECT format('%I.%I', s.schemaname, s.relname) AS table,
-              s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
+      `WITH opts AS (
+         SELECT c.oid,
+                (SELECT o.option_value::float8 FROM pg_options_to_table(c.reloptions) o
+                 WHERE o.option_name = 'autovacuum_vacuum_threshold') AS vacuum_threshold,
+                (SELECT o.option_value::float8 FROM pg_options_to_table(c.reloptions) o
+                 WHERE o.option_name = 'autovacuum_vacuum_scale_factor') AS vacuum_scale
+         FROM pg_class c)
+       SELECT format('%I.%I', s.schemaname, s.relname) AS table,
+              s.n_dead_tup > COALESCE(o.vacuum_threshold, 50) + COALESCE(o.vacuum_scale, 0.2) * greatest(c.reltuples, 0)
                 OR s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0) AS vacuum,
               s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0)
                 OR pg_relation_size(c.oid) / current_setting('block_size')::int > 8 + 1.1 * greatest(c.relpages, 0) AS analyze
-       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid JOIN opts o ON o.oid = c.oid
        ORDER BY s.relname`,
     );
     for (const t of rows) {

@@ -95,3 +95,25 @@ describe('TableMaintenance after a bulk load', () => {
     }
   });
 });
+
+describe('TableMaintenance with per-table settings', () => {
+  it('vacuums a queue table at its own fixed threshold of dead rows', async () => {
+    const db = await openPgliteDatabase('memory://');
+    try {
+      await db.exec(`CREATE TABLE queue (id int PRIMARY KEY, done boolean NOT NULL DEFAULT false);
+                     ALTER TABLE queue SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 100)`);
+      await db.query('INSERT INTO queue SELECT g FROM generate_series(1, 900) g');
+      const maintenance = new TableMaintenance(db, pino({ level: 'silent' }));
+      await maintenance.run();
+      const vacuums = async () =>
+        (await db.query<{ n: number }>("SELECT vacuum_count::int AS n FROM pg_stat_user_tables WHERE relname = 'queue'")).rows[0]!.n;
+      const before = await vacuums();
+      // 150 dead rows: under the default 50 + 20% of 900 (230), over the table's own 100.
+      await db.query('UPDATE queue SET done = true WHERE id <= 150');
+      await maintenance.run();
+      assert.equal(await vacuums(), before + 1);
+    } finally {
+      await db.close();
+    }
+  });
+});
