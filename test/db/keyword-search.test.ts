@@ -2,17 +2,27 @@ import assert from 'node:assert/strict';
 import type { Database } from '../../core/db/database.js';
 import { migrate } from '../../core/db/migrator.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
-import { LexemeFrequencies, MAX_MATCH_FREQUENCY, keywordSearch, matchQuery } from '../../core/search/search.repository.js';
+import { LexemeFrequencies, MATCH_ROW_BUDGET, MAX_MATCH_FREQUENCY, keywordSearch, matchQueries } from '../../core/search/search.repository.js';
 import { type TestApp, createTenant, ingest, startTestApp } from '../support/app.js';
 
 describe('keyword search: which rows are ranked', () => {
-  it('matches on rare words, else on the two rarest words together', () => {
+  it('tries the rare words, then the two rarest common words together, then either of the two rarest', () => {
     const word = (lexemes: string[], frequency: number) => ({ lexemes, frequency });
-    assert.equal(matchQuery([word(['print', 'printer'], 0.4), word(['zyxel'], 0.001)]), "'zyxel'");
-    assert.equal(matchQuery([word(['a'], 0.3), word(['b'], 0.2), word(['c', 'cc'], 0.1)]), "('c' | 'cc') & ('b')");
-    assert.equal(matchQuery([word(['only'], 0.9)]), "('only')");
-    assert.equal(matchQuery([word(["it's"], 0)]), "'it''s'", 'quotes are escaped');
+    assert.deepEqual(matchQueries([word(['print', 'printer'], 0.4), word(['zyxel'], 0.001)]), ["'zyxel'", "'zyxel' | 'print' | 'printer'"]);
+    assert.deepEqual(matchQueries([word(['a'], 0.3), word(['b'], 0.2), word(['c', 'cc'], 0.1)]), ["('c' | 'cc') & ('b')", "'c' | 'cc' | 'b'"]);
+    assert.deepEqual(matchQueries([word(['only'], 0.9)]), ["'only'"]);
+    assert.deepEqual(matchQueries([word(["it's"], 0)]), ["'it''s'"], 'quotes are escaped');
     assert.ok(MAX_MATCH_FREQUENCY > 0 && MAX_MATCH_FREQUENCY < 1);
+  });
+
+  it('lets rare words select rows rarest first within a budget; words the statistics do not know are free', () => {
+    const word = (lexemes: string[], frequency: number) => ({ lexemes, frequency });
+    const rows = (MATCH_ROW_BUDGET / 0.01) * 1.5; // a 1% word matches 1.5 budgets' worth of rows
+    const words = [word(['b'], 0.01), word(['a'], 0.001), word(['c'], 0.02)];
+    assert.equal(matchQueries(words, 1000)[0], "'a' | 'b' | 'c'", 'a small table: every rare word selects');
+    assert.equal(matchQueries(words, rows)[0], "'a'", 'a large table: the rarest first; the next would pass the budget');
+    assert.equal(matchQueries([word(['c'], 0.02), word(['b'], 0.01)], rows)[0], "'b'", 'the rarest always selects, whatever it costs');
+    assert.equal(matchQueries([word(['who'], 0), word(['c'], 0.02)], rows)[0], "'who' | 'c'", 'an unknown word does not take the rarest word\'s place');
   });
 
   describe('against planner statistics [pglite]', () => {
@@ -54,12 +64,13 @@ describe('keyword search: which rows are ranked', () => {
 
     it('reads word frequencies from the statistics, at most once per period', async () => {
       assert.equal(frequencies.of('chunks'), frequencies.of('chunks'), 'one read serves the period');
-      const printer = (await frequencies.of('chunks')).get('printer');
-      assert.equal(printer, 1, 'every chunk holds "printer"');
-      assert.equal((await new LexemeFrequencies(db).of('platform_chunks')).size, 0, 'no corpus chunks, no statistics');
+      const chunks = await frequencies.of('chunks');
+      assert.equal(chunks.frequencies.get('printer'), 1, 'every chunk holds "printer"');
+      assert.equal(chunks.rows, 45);
+      assert.equal((await new LexemeFrequencies(db).of('platform_chunks')).frequencies.size, 0, 'no corpus chunks, no statistics');
     });
 
-    it('falls back to every word when the two rarest common words never meet', async () => {
+    it('falls back to either of the two rarest words when they never meet', async () => {
       const together = await keywordSearch(db, { filter, query: 'printer ink', configs, limit: 50, frequencies });
       assert.equal(together.length, 3, 'the two rarest common words, together');
       const apart = await keywordSearch(db, { filter, query: 'ink toner', configs, limit: 50, frequencies });
