@@ -1,14 +1,15 @@
 /**
  * Query latency with and without a platform corpus in the search, on the embedded topology (PGlite
- * + pgvector HNSW + full-text search, lexical embedder, the default exact-scan threshold).
+ * + full-text search, lexical embedder; the flat in-process vector index by default, or pgvector HNSW
+ * with VECTOR_INDEX=pgvector and the default exact-scan threshold).
  *
  * A Standard tenant owns a knowledge base of `--tenant-docs` one-chunk documents. Its queries are
  * timed (SearchService.query, concurrency 1: retrieval only, no quotas or metering) first with no
  * corpus on the instance; then a corpus of `--chunks` synthetic one-chunk records is loaded through
  * the service layer (CorpusService.loadRecords in loads of up to 5,000 records, indexed by the
  * corpus_ingestion jobs of the embedded engine) and the same queries are timed in rounds, each
- * round running every variant once. Inserting into an HNSW graph one row at a time is slow on
- * PGlite, so unless `--incremental-index`, only the first load goes into the index as the product
+ * round running every variant once. With pgvector: inserting into an HNSW graph one row at a time is
+ * slow on PGlite, so unless `--incremental-index`, only the first load goes into the index as the product
  * does it (its rate is printed); for the rest the HNSW index is dropped and then built once over
  * the whole corpus, as pgvector advises for bulk loads (that build's time is printed too). The
  * queries run against the same index either way.
@@ -17,8 +18,8 @@
  *   without corpus   `corpora: []`: the tenant's documents only, while the corpus exists
  *   with corpus      the default: the tenant's documents and the corpus, fused
  *   with filter      as above with a `metadata_filter` that ~10% of the records match
- *   corpus vector    PgVectorIndex.searchPlatform alone (limit 50), as the search sends it (its plan
- *                    is printed)
+ *   corpus vector    the vector index's searchPlatform alone (limit 50), as the search sends it
+ *                    (pgvector: its plan is printed)
  *   corpus keyword   the corpus's full-text search alone
  *
  * It prints p50/p99 per variant and round, their medians over the rounds, ingestion throughput,
@@ -147,6 +148,7 @@ const PLATFORM_INDEX =
 async function loadCorpus(
   db: Database,
   services: Services,
+  pgvector: boolean,
   engine: { drain(types?: readonly string[]): Promise<number> },
   texts: Texts,
   random: () => number,
@@ -155,7 +157,7 @@ async function loadCorpus(
   let start = performance.now();
   let indexDropped = false;
   for (let offset = 0; offset < options.chunks; offset += LOAD_SIZE) {
-    if (offset === LOAD_SIZE && !options.incrementalIndex) {
+    if (pgvector && offset === LOAD_SIZE && !options.incrementalIndex) {
       const seconds = (performance.now() - start) / 1000;
       console.log(`  into the HNSW index as the product loads: ${(LOAD_SIZE / seconds).toFixed(0)} chunks/s; the rest goes in without it`);
       await db.exec('DROP INDEX idx_platform_chunks_embedding');
@@ -198,7 +200,8 @@ async function main(): Promise<void> {
   const { database } = loadConfig({ PGLITE_SHARED_BUFFERS: process.env.PGLITE_SHARED_BUFFERS });
   const db = await openPgliteDatabase(path.join(dataDir, 'pgdata'), database.kind === 'embedded' ? { sharedBuffers: database.sharedBuffers } : {});
   await migrate(db);
-  const config = loadConfig({ LOG_LEVEL: 'silent' });
+  const config = loadConfig({ LOG_LEVEL: 'silent', VECTOR_INDEX: process.env.VECTOR_INDEX });
+  const pgvector = config.vectorIndex.kind === 'pgvector';
   const runtime = await createRuntime(db, config, log);
   runtime.maintenance?.start(); // as `npm start` does: planner statistics, vacuum
   try {
@@ -206,8 +209,8 @@ async function main(): Promise<void> {
     const random = seeded(options.seed);
     const texts = new Texts(random);
     console.log(
-      `corpus latency: PGlite in ${dataDir}, lexical embedder, exact-scan threshold ${config.vectorIndex.exactScanThreshold}, ` +
-        `ef_search ${config.vectorIndex.efSearch}; ${options.tenantDocs} tenant chunks, ${options.chunks} corpus chunks, ` +
+      `corpus latency: PGlite in ${dataDir}, lexical embedder, vector index ${config.vectorIndex.kind}` +
+        `${pgvector ? ` (exact-scan threshold ${config.vectorIndex.exactScanThreshold}, ef_search ${config.vectorIndex.efSearch})` : ''}; ${options.tenantDocs} tenant chunks, ${options.chunks} corpus chunks, ` +
         `${options.queries} queries × ${options.rounds} rounds, top_k ${TOP_K}, concurrency 1; ${os.cpus().length} CPUs, load average ${load()}`,
     );
 
@@ -232,7 +235,7 @@ async function main(): Promise<void> {
       baseline = await time(queries, search(await context(), {}));
       console.log(`\nno corpus on the instance: p50 ${ms(baseline.p50)} ms, p99 ${ms(baseline.p99)} ms (load average ${load()})`);
       console.log(`\nloading ${options.chunks} corpus records:`);
-      await loadCorpus(db, services, runtime.engine, texts, random);
+      await loadCorpus(db, services, pgvector, runtime.engine, texts, random);
       await fs.writeFile(stateFile, JSON.stringify({ apiKey, chunks: options.chunks }));
     } else {
       console.log('\nreusing the tenant and corpus of an earlier run');
@@ -244,7 +247,7 @@ async function main(): Promise<void> {
       (await db.query<{ s: number }>(`SELECT avg((metadata ->> 'region' = $1)::int)::float8 AS s FROM platform_chunks`, [FILTER.region])).rows[0]!.s,
     );
     const probe = new VectorQueryProbe(db);
-    const probedIndex = new PgVectorIndex(probe.database(), config.vectorIndex);
+    const probedIndex = pgvector ? new PgVectorIndex(probe.database(), config.vectorIndex) : services.adapters.vectorIndex;
     const vector = async (q: string) => {
       const [v] = await services.adapters.embedder.embed([q], { dimensions: 1024, kind: 'query' });
       return probedIndex.searchPlatform({
@@ -271,7 +274,7 @@ async function main(): Promise<void> {
       ['corpus keyword', keyword],
     ];
     await vector(queries[0]!);
-    console.log(`plan of the corpus vector statement: ${await probe.planSummary()}`);
+    if (pgvector) console.log(`plan of the corpus vector statement: ${await probe.planSummary()}`);
     const sample = (await services.search.query(ctx, { query: queries[0]!, top_k: TOP_K, source_language: 'auto' })).results;
     console.log(`\na query's results: ${sample.filter((r) => r.source === SLUG).length} from the corpus, ${sample.filter((r) => r.source === 'tenant').length} own`);
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type * as UsearchModule from 'usearch';
 import type { Database, SqlParam } from '../db/database.js';
 import type { DocumentIndexed, KnownVectors, VectorHit, VectorIndex, VectorIndexStatus } from '../ports/vector-index.js';
-import { type ChunkFilter, type PlatformChunkFilter, matchesDocument, matchesPlatformMetadata } from '../search/chunk-filter.js';
+import { type ChunkFilter, type PlatformChunkFilter, documentMatcher, matchesPlatformMetadata } from '../search/chunk-filter.js';
 import { PgVectorIndex } from './pgvector.vector-index.js';
 
 // usearch's ES module build cannot find its native binary (it walks up from an empty directory
@@ -149,7 +149,9 @@ export class Segment<O extends Owner> {
       if (!allowed) return [];
     }
     const wanted = Math.min(limit, allowed);
-    if (accepted && allowed * 2 < this.live) {
+    // A scan costs the same whatever k; gathering costs a copy of every passing row. Only when few
+    // rows pass (under 2%) is gathering them cheaper than scanning everything and filtering.
+    if (accepted && allowed * 50 < this.live) {
       const gathered = new Int8Array(allowed * d);
       const rows: number[] = [];
       for (const owner of accepted) {
@@ -161,8 +163,8 @@ export class Segment<O extends Owner> {
       return this.hits(usearch.exactSearch(gathered, query, d, wanted, usearch.MetricKind.Cos, threads), (i) => rows[i]!);
     }
     const dataset = this.data.subarray(0, this.rows * d);
-    // Deep enough that, at the share of rows that pass, `limit` of them are expected among the first k.
-    let k = Math.min(this.rows, Math.ceil((wanted * this.live) / allowed) + this.dead + 16);
+    // Deep enough that, at the share of rows that pass, twice `limit` of them are expected among the first k.
+    let k = Math.min(this.rows, Math.ceil((2 * wanted * this.live) / allowed) + this.dead + 16);
     for (;;) {
       const hits = this.hits(usearch.exactSearch(dataset, query, d, k, usearch.MetricKind.Cos, threads), (i) => i, accept);
       if (hits.length >= wanted || k >= this.rows) return hits.slice(0, wanted);
@@ -278,7 +280,7 @@ export class FlatVectorIndex implements VectorIndex {
     const query = quantize(params.vector);
     const narrowed =
       !!filter.scope.subTenantId || !!Object.keys(filter.tags).length || !!filter.createdAfter || !!filter.createdBefore || !!filter.titleContains;
-    const accept = narrowed ? (doc: IndexedDocument) => matchesDocument(filter, doc) : null;
+    const accept = narrowed ? documentMatcher(filter) : null;
     const hits: VectorHit[] = [];
     for (const id of new Set(filter.knowledgeBaseIds)) {
       const segment = this.knowledgeBases.get(id);

@@ -44,19 +44,26 @@ export function chunkFilterSql(filter: ChunkFilter, params: SqlParams, alias = '
 }
 
 /**
- * `chunkFilterSql`'s conditions on a document, for indexes that keep documents in memory (the
- * tenant, knowledge-base, readiness and embedder conditions are the index's own bookkeeping).
+ * `chunkFilterSql`'s conditions on a document, as a test prepared once per search (an in-memory
+ * index calls it for every document of a knowledge base). The tenant, knowledge-base, readiness and
+ * embedder conditions are the index's own bookkeeping.
  */
-export function matchesDocument(
+export function documentMatcher(
   filter: ChunkFilter,
-  doc: { subTenantId: string | null; tags: Record<string, string>; createdAt: Date; title: string },
-): boolean {
-  if (filter.scope.subTenantId && doc.subTenantId !== filter.scope.subTenantId) return false;
-  for (const [key, value] of Object.entries(filter.tags)) if (doc.tags[key] !== value) return false;
-  if (filter.createdAfter && !(doc.createdAt > filter.createdAfter)) return false;
-  if (filter.createdBefore && !(doc.createdAt < filter.createdBefore)) return false;
-  if (filter.titleContains && !doc.title.toLowerCase().includes(filter.titleContains.toLowerCase())) return false;
-  return true;
+): (doc: { subTenantId: string | null; tags: Record<string, string>; createdAt: Date; title: string }) => boolean {
+  const subTenantId = filter.scope.subTenantId;
+  const tags = Object.entries(filter.tags);
+  const after = filter.createdAfter?.getTime();
+  const before = filter.createdBefore?.getTime();
+  const title = filter.titleContains?.toLowerCase();
+  return (doc) => {
+    if (subTenantId && doc.subTenantId !== subTenantId) return false;
+    for (const [key, value] of tags) if (doc.tags[key] !== value) return false;
+    if (after !== undefined && !(doc.createdAt.getTime() > after)) return false;
+    if (before !== undefined && !(doc.createdAt.getTime() < before)) return false;
+    if (title !== undefined && !doc.title.toLowerCase().includes(title)) return false;
+    return true;
+  };
 }
 
 /**
