@@ -180,6 +180,10 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
     };
     try {
       if (!definition) throw new NonRetryableError(`No handler for job type ${job.job_type}.`);
+      // PGlite answers through promise callbacks alone, so back-to-back jobs never let the event loop
+      // turn: timers (table maintenance) and sockets (HTTP requests) waited until a backlog was done.
+      // One turn of the loop per job lets them in.
+      await new Promise((resolve) => setImmediate(resolve));
       await definition.run(job, control);
       log.info('job completed');
     } catch (err) {
