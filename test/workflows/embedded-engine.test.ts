@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { claimJob, completeJob, heartbeatJob, insertJob } from '../../core/jobs/job.repository.js';
-import { sanitizeJobError } from '../../workflows/embedded-engine.js';
+import { pino } from 'pino';
+import { migrate } from '../../core/db/migrator.js';
+import { openPgliteDatabase } from '../../core/db/pglite.database.js';
+import { EmbeddedWorkflowEngine, sanitizeJobError } from '../../workflows/embedded-engine.js';
 import { type TestApp, client, createTenant, startTestApp, waitForJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 import { FakeOpenAiEmbeddingsServer } from '../support/fake-openai-embeddings.server.js';
@@ -122,5 +125,36 @@ describe('job error sanitizing', () => {
       'connect to [url] failed at [path]',
     );
     assert.equal(sanitizeJobError('not an error'), 'The job failed.');
+  });
+});
+
+describe('embedded job engine on PGlite with a backlog', () => {
+  it('lets timers and sockets run between jobs instead of working the whole backlog off first', async () => {
+    // PGlite answers through promise callbacks alone: without a turn of the event loop between jobs,
+    // a timer set before the backlog fired only after its last job (and maintenance never ran).
+    const db = await openPgliteDatabase('memory://');
+    await migrate(db);
+    const engine = new EmbeddedWorkflowEngine(db, pino({ level: 'silent' }), { concurrency: 2, releaseStaleLeasesOnStart: false });
+    let done = 0;
+    engine.register({
+      billing_period: {
+        run: async () => {
+          await db.query('SELECT 1');
+          done += 1;
+        },
+      },
+    });
+    const jobs = 300;
+    for (let i = 0; i < jobs; i++) await insertJob(db, { type: 'billing_period', tenantId: null });
+    let doneWhenTheTimerFired = -1;
+    setTimeout(() => (doneWhenTheTimerFired = done), 0);
+    await engine.start();
+    try {
+      while (done < jobs) await new Promise((resolve) => setImmediate(resolve));
+      assert.ok(doneWhenTheTimerFired >= 0 && doneWhenTheTimerFired < jobs, `the timer fired after ${doneWhenTheTimerFired} of ${jobs} jobs`);
+    } finally {
+      await engine.stop();
+      await db.close();
+    }
   });
 });
