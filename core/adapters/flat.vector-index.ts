@@ -312,7 +312,7 @@ export class FlatVectorIndex implements VectorIndex {
    * the tables. A document deleted meanwhile is removed again by its removal, queued after this.
    */
   documentsIndexed(documents: DocumentIndexed[]): Promise<void> {
-    return this.enqueue(async () => {
+    return this.notice(async () => {
       const unknown: string[] = [];
       for (const doc of documents) {
         const w = doc.written;
@@ -353,7 +353,7 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   corpusRecordsIndexed(corpusId: string, recordIds: string[], known?: KnownVectors): Promise<void> {
-    return this.enqueue(async () => {
+    return this.notice(async () => {
       const segment = this.corpora.get(corpusId);
       if (segment) for (const id of recordIds) segment.remove(id);
       await this.loadRecords(corpusId, recordIds, known);
@@ -376,6 +376,14 @@ export class FlatVectorIndex implements VectorIndex {
     if (this.loadedFlag) apply();
     void this.enqueue(() => Promise.resolve(apply()));
     return Promise.resolve();
+  }
+
+  /**
+   * A notice of a committed change: it never fails its sender (whose change stands either way). A
+   * notice that fails is logged, and the chunks it concerned stay out of vector search until restart.
+   */
+  private notice(change: () => Promise<void>): Promise<void> {
+    return this.enqueue(change).catch(() => undefined);
   }
 
   /** Runs `change` after every earlier one (a failed change is logged and does not block later ones). */

@@ -41,5 +41,4 @@ export class HealthService {
     const status = await this.vectors.status();
     return { idx_chunks_embedding: status.tenant, idx_platform_chunks_embedding: status.platform };
   }
-
 }
