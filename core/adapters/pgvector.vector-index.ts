@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
-import type { VectorHit, VectorIndex, VectorIndexStatus, VectorTarget } from '../ports/vector-index.js';
+import { type VectorHit, type VectorIndex, type VectorIndexStatus, type VectorTarget, compareHits } from '../ports/vector-index.js';
 import { type ChunkFilter, type PlatformChunkFilter, chunkFilterSql, platformChunkFilterSql } from '../search/chunk-filter.js';
 import { SqlParams, toRealArrayLiteral, toVectorLiteral } from '../shared/sql-params.js';
 
@@ -219,7 +219,7 @@ export class PgVectorIndex implements VectorIndex {
       const { rows } = await tx.query<{ chunk_id: string; similarity: number }>(sql, p.values);
       return rows
         .map((r) => ({ chunkId: r.chunk_id, similarity: Number(r.similarity) }))
-        .sort((a, b) => b.similarity - a.similarity || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
+        .sort(compareHits);
     });
   }
 

@@ -6,6 +6,11 @@ export interface VectorHit {
   similarity: number;
 }
 
+/** Orders hits closest first; equal similarities by chunk id, so a ranking is stable. */
+export function compareHits(a: VectorHit, b: VectorHit): number {
+  return b.similarity - a.similarity || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
+}
+
 /** Which chunks a vector search covers: a tenant's own (`chunks`) or the platform corpora's (`platform_chunks`). */
 export type VectorTarget = 'tenant' | 'platform';
 

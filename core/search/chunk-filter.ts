@@ -45,17 +45,18 @@ export function chunkFilterSql(filter: ChunkFilter, params: SqlParams, alias = '
 
 /**
  * `chunkFilterSql`'s conditions on a document, as a test prepared once per search (an in-memory
- * index calls it for every document of a knowledge base). The tenant, knowledge-base, readiness and
- * embedder conditions are the index's own bookkeeping.
+ * index calls it for every document of a knowledge base); null when the filter has none. The
+ * tenant, knowledge-base, readiness and embedder conditions are the index's own bookkeeping.
  */
 export function documentMatcher(
   filter: ChunkFilter,
-): (doc: { subTenantId: string | null; tags: Record<string, string>; createdAt: Date; title: string }) => boolean {
+): ((doc: { subTenantId: string | null; tags: Record<string, string>; createdAt: Date; title: string }) => boolean) | null {
   const subTenantId = filter.scope.subTenantId;
   const tags = Object.entries(filter.tags);
   const after = filter.createdAfter?.getTime();
   const before = filter.createdBefore?.getTime();
   const title = filter.titleContains?.toLowerCase();
+  if (!subTenantId && !tags.length && after === undefined && before === undefined && title === undefined) return null;
   return (doc) => {
     if (subTenantId && doc.subTenantId !== subTenantId) return false;
     for (const [key, value] of tags) if (doc.tags[key] !== value) return false;
@@ -84,9 +85,11 @@ function metadataText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** `platformChunkFilterSql`'s metadata conditions on a record's metadata, for in-memory indexes. */
-export function matchesPlatformMetadata(filter: PlatformChunkFilter, metadata: Record<string, unknown>): boolean {
-  return Object.entries(filter.metadata).every(([key, value]) => metadataText(metadata[key]) === value);
+/** `platformChunkFilterSql`'s metadata conditions as a test of a record's metadata, for in-memory indexes; null when there are none. */
+export function metadataMatcher(filter: PlatformChunkFilter): ((metadata: Record<string, unknown>) => boolean) | null {
+  const wanted = Object.entries(filter.metadata);
+  if (!wanted.length) return null;
+  return (metadata) => wanted.every(([key, value]) => metadataText(metadata[key]) === value);
 }
 
 /** SQL condition over platform_chunks aliased `alias`, with its parameters added to `params`. */

@@ -76,10 +76,19 @@ describe('TableMaintenance (the embedded database has no autovacuum)', () => {
   });
 });
 
-describe('TableMaintenance after a bulk load', () => {
-  it('vacuums a table that only grew, which merges its GIN pending list', async () => {
-    const db = await openPgliteDatabase('memory://');
-    try {
+/** A fresh in-memory database for one test, closed afterwards. */
+async function withDatabase(test: (db: Database) => Promise<void>): Promise<void> {
+  const db = await openPgliteDatabase('memory://');
+  try {
+    await test(db);
+  } finally {
+    await db.close();
+  }
+}
+
+describe('TableMaintenance with its own database per test', () => {
+  it('vacuums a table that only grew, which merges its GIN pending list', () =>
+    withDatabase(async (db) => {
       await db.exec(`CREATE TABLE docs (id int PRIMARY KEY, tsv tsvector NOT NULL);
                      CREATE INDEX docs_tsv ON docs USING gin (tsv) WITH (fastupdate = on, gin_pending_list_limit = 4096)`);
       await db.query(`INSERT INTO docs SELECT g, to_tsvector('simple', 'word' || g || ' shared text') FROM generate_series(1, 3000) g`);
@@ -90,16 +99,10 @@ describe('TableMaintenance after a bulk load', () => {
       assert.ok(await vacuumed(), '3,000 inserts are over 1,000 + 20%');
       const { rows } = await db.query<{ merged: number }>("SELECT gin_clean_pending_list('docs_tsv') AS merged");
       assert.equal(Number(rows[0]!.merged), 0, 'nothing was left in the pending list');
-    } finally {
-      await db.close();
-    }
-  });
-});
+    }));
 
-describe('TableMaintenance with per-table settings', () => {
-  it('vacuums a queue table at its own fixed threshold of dead rows', async () => {
-    const db = await openPgliteDatabase('memory://');
-    try {
+  it('vacuums a queue table at its own fixed threshold of dead rows', () =>
+    withDatabase(async (db) => {
       await db.exec(`CREATE TABLE queue (id int PRIMARY KEY, done boolean NOT NULL DEFAULT false);
                      ALTER TABLE queue SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 100)`);
       await db.query('INSERT INTO queue SELECT g FROM generate_series(1, 900) g');
@@ -112,8 +115,5 @@ describe('TableMaintenance with per-table settings', () => {
       await db.query('UPDATE queue SET done = true WHERE id <= 150');
       await maintenance.run();
       assert.equal(await vacuums(), before + 1);
-    } finally {
-      await db.close();
-    }
-  });
+    }));
 });
