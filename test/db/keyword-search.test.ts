@@ -6,23 +6,38 @@ import { LexemeFrequencies, MATCH_ROW_BUDGET, MAX_MATCH_FREQUENCY, keywordSearch
 import { type TestApp, createTenant, ingest, startTestApp } from '../support/app.js';
 
 describe('keyword search: which rows are ranked', () => {
+  const word = (lexemes: string[], frequency: number) => ({ lexemes, frequency });
+  const tsqueries = (...args: Parameters<typeof matchQueries>) => matchQueries(...args).map((m) => m.tsquery);
+
   it('tries the rare words, then the two rarest common words together, then either of the two rarest', () => {
-    const word = (lexemes: string[], frequency: number) => ({ lexemes, frequency });
-    assert.deepEqual(matchQueries([word(['print', 'printer'], 0.4), word(['zyxel'], 0.001)]), ["'zyxel'", "'zyxel' | 'print' | 'printer'"]);
-    assert.deepEqual(matchQueries([word(['a'], 0.3), word(['b'], 0.2), word(['c', 'cc'], 0.1)]), ["('c' | 'cc') & ('b')", "'c' | 'cc' | 'b'"]);
-    assert.deepEqual(matchQueries([word(['only'], 0.9)]), ["'only'"]);
-    assert.deepEqual(matchQueries([word(["it's"], 0)]), ["'it''s'"], 'quotes are escaped');
+    assert.deepEqual(tsqueries([word(['print', 'printer'], 0.4), word(['zyxel'], 0.001)]), ["'zyxel'", "'zyxel' | 'print' | 'printer'"]);
+    assert.deepEqual(tsqueries([word(['a'], 0.3), word(['b'], 0.2), word(['c', 'cc'], 0.1)]), ["('c' | 'cc') & ('b')", "'c' | 'cc' | 'b'"]);
+    assert.deepEqual(tsqueries([word(['only'], 0.9)]), ["'only'"]);
+    assert.deepEqual(tsqueries([word(["it's"], 0)]), ["'it''s'"], 'quotes are escaped');
+    assert.ok(matchQueries([word(['a'], 0.3), word(['b'], 0.2)]).every((m) => !m.narrowing), 'small tables are never narrowed');
     assert.ok(MAX_MATCH_FREQUENCY > 0 && MAX_MATCH_FREQUENCY < 1);
   });
 
   it('lets rare words select rows rarest first within a budget; words the statistics do not know are free', () => {
-    const word = (lexemes: string[], frequency: number) => ({ lexemes, frequency });
     const rows = (MATCH_ROW_BUDGET / 0.01) * 1.5; // a 1% word matches 1.5 budgets' worth of rows
     const words = [word(['b'], 0.01), word(['a'], 0.001), word(['c'], 0.02)];
-    assert.equal(matchQueries(words, 1000)[0], "'a' | 'b' | 'c'", 'a small table: every rare word selects');
-    assert.equal(matchQueries(words, rows)[0], "'a'", 'a large table: the rarest first; the next would pass the budget');
-    assert.equal(matchQueries([word(['c'], 0.02), word(['b'], 0.01)], rows)[0], "'b'", 'the rarest always selects, whatever it costs');
-    assert.equal(matchQueries([word(['who'], 0), word(['c'], 0.02)], rows)[0], "'who' | 'c'", 'an unknown word does not take the rarest word\'s place');
+    assert.equal(tsqueries(words, 1000)[0], "'a' | 'b' | 'c'", 'a small table: every rare word selects');
+    assert.equal(tsqueries(words, rows)[0], "'a'", 'a large table: the rarest first; the next would pass the budget');
+    assert.deepEqual(
+      matchQueries([word(['c'], 0.02), word(['b'], 0.01)], rows),
+      [
+        { tsquery: "(('b') & ('c'))", narrowing: true },
+        { tsquery: "'b'", narrowing: false },
+        { tsquery: "'b' | 'c'", narrowing: false },
+      ],
+      'the rarest always selects, whatever it costs; past the budget, rows holding the two rarest words come first if they fill the limit',
+    );
+    assert.equal(tsqueries([word(['who'], 0), word(['c'], 0.02)], rows)[1], "'who' | 'c'", 'an unknown word does not take the rarest word\'s place');
+    assert.equal(
+      tsqueries([word(['d'], 0.3), word(['c'], 0.02), word(['b'], 0.01), word(['a'], 0.015)], rows)[0],
+      "(('b') & ('a')) | (('b') & ('c')) | (('a') & ('c'))",
+      'three words or more: rows holding two of the three rarest',
+    );
   });
 
   describe('against planner statistics [pglite]', () => {
@@ -40,9 +55,9 @@ describe('keyword search: which rows are ranked', () => {
       app = await startTestApp(db);
       const t = await createTenant(app, 'standard');
       const kb = (await app.services.knowledgeBases.create({ tenantId: t.id, subTenantId: null }, { name: 'kb', dimensions: 64 })).id;
-      // 45 chunks: "printer" in all, "zyxel" in 2 (4%: rare), "ink" in 3 and "toner" in 4 (7% and 9%: common), never together.
+      // 45 chunks: "printer" in all, "zyxel" in 2 (4%: rare; "modem" with it in one), "ink" in 3 and "toner" in 4 (7% and 9%: common), never together.
       for (let i = 0; i < 45; i++) {
-        const extra = i < 2 ? ' The zyxel modem needs firmware.' : i < 5 ? ' Ink cartridges.' : i < 9 ? ' Toner drum.' : '';
+        const extra = i < 2 ? ` The zyxel ${i ? 'router' : 'modem'} needs firmware.` : i < 5 ? ' Ink cartridges.' : i < 9 ? ' Toner drum.' : '';
         await ingest(app, t.key, { knowledge_base_id: kb, title: `d${i}`, content: `Printer setup guide number ${i}.${extra}` });
       }
       await db.exec('ANALYZE chunks');
@@ -68,6 +83,28 @@ describe('keyword search: which rows are ranked', () => {
       assert.equal(chunks.frequencies.get('printer'), 1, 'every chunk holds "printer"');
       assert.equal(chunks.rows, 45);
       assert.equal((await new LexemeFrequencies(db).of('platform_chunks')).frequencies.size, 0, 'no corpus chunks, no statistics');
+    });
+
+    it('past the row budget, ranks the rows holding the two rarest words when they fill the limit, else the rare words\' rows', async () => {
+      let rankings = 0;
+      const counting: Database = Object.assign(Object.create(db) as Database, {
+        query: (sql: string, params?: never) => {
+          if (sql.includes('ts_rank(')) rankings += 1;
+          return db.query(sql, params);
+        },
+      });
+      const search = (limit: number, matchRowBudget?: number) =>
+        keywordSearch(counting, { filter, query: 'zyxel modem', configs, limit, frequencies, matchRowBudget });
+      const budget = async (limit: number, matchRowBudget?: number) => {
+        rankings = 0;
+        const hits = await search(limit, matchRowBudget);
+        return { hits: hits.length, rankings };
+      };
+      assert.deepEqual(await budget(50), { hits: 2, rankings: 1 }, 'within the budget: the rare words select, in one ranking');
+      assert.deepEqual(await budget(1, 1), { hits: 1, rankings: 1 }, 'past it, "zyxel & modem" fills a limit of 1');
+      assert.deepEqual(await budget(50, 1), { hits: 1, rankings: 2 }, 'one row does not fill 50: the rarest word\'s rows are ranked');
+      const [top] = await search(1, 1);
+      assert.equal(top?.chunkId, (await search(50))[0]?.chunkId, 'the narrowing keeps the best match');
     });
 
     it('falls back to either of the two rarest words when they never meet', async () => {
