@@ -1,23 +1,24 @@
-import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
-import type * as UsearchModule from 'usearch';
 import type { Database, SqlParam } from '../db/database.js';
 import { type DocumentIndexed, type KnownVectors, type VectorHit, type VectorIndex, type VectorIndexStatus, compareHits } from '../ports/vector-index.js';
 import { type ChunkFilter, type PlatformChunkFilter, documentMatcher, metadataMatcher } from '../search/chunk-filter.js';
 import { PgVectorIndex } from './pgvector.vector-index.js';
-
-// usearch's ES module build cannot find its native binary (it walks up from an empty directory
-// name forever); its CommonJS build can.
-const usearch = createRequire(import.meta.url)('usearch') as typeof UsearchModule;
+import { type ScanMatches, VectorScanner, scanNow } from './vector-scanner.js';
 
 export interface FlatVectorIndexOptions {
   /** Threads one exact scan may use (0: every core). */
   threads: number;
   /** Rows read back from the database per round trip while loading. */
   loadPageSize: number;
+  /**
+   * Segments of at least this many bytes of vectors are scanned on a worker thread (see
+   * VectorScanner); smaller ones, whose scan costs less than the round trip, on the caller's.
+   * 4 MiB is ~4,000 chunks of 1,024 dimensions, a scan of ~0.2 ms.
+   */
+  workerMinBytes: number;
 }
 
-export const DEFAULT_FLAT_OPTIONS: FlatVectorIndexOptions = { threads: 0, loadPageSize: 1000 };
+export const DEFAULT_FLAT_OPTIONS: FlatVectorIndexOptions = { threads: 0, loadPageSize: 1000, workerMinBytes: 4 * 1024 * 1024 };
 
 /** A document (tenant chunks) or a corpus record (platform chunks): what filters look at, and its rows. */
 export interface Owner {
@@ -66,11 +67,16 @@ export class Segment<O extends Owner> {
   private chunkIds: string[] = [];
   private rowOwners: Array<O | undefined> = [];
   readonly owners = new Map<string, O>();
+  /** The segment's number in the scanner's worker, once it is mirrored there. */
+  private mirror: number | undefined;
 
   constructor(
     readonly dimensions: number,
     readonly tenantId: string | null,
     readonly subTenantId: string | null,
+    /** Scans the segment off the event loop once it is large enough; without one, scans run here. */
+    private readonly scanner?: VectorScanner,
+    private readonly threads = 0,
   ) {
     this.data = new Int8Array(64 * dimensions);
   }
@@ -89,6 +95,7 @@ export class Segment<O extends Owner> {
       this.data = grown;
     }
     owner.rows = [];
+    const first = this.rows;
     for (const chunk of chunks) {
       if (chunk.vector.length !== d) continue;
       quantize(chunk.vector, this.data, this.rows * d);
@@ -97,6 +104,17 @@ export class Segment<O extends Owner> {
       owner.rows.push(this.rows++);
     }
     this.owners.set(owner.key, owner);
+    if (this.mirror !== undefined) this.scanner!.append(this.mirror, first * d, this.data.subarray(first * d, this.rows * d));
+    else if (this.scanner?.offloads(this.rows * d)) {
+      this.mirror = this.scanner.segmentId();
+      this.scanner.replace(this.mirror, this.data.subarray(0, this.rows * d));
+    }
+  }
+
+  /** Frees the segment's mirror (the segment is no longer used). */
+  dispose(): void {
+    if (this.mirror !== undefined) this.scanner!.drop(this.mirror);
+    this.mirror = undefined;
   }
 
   remove(key: string): void {
@@ -108,7 +126,10 @@ export class Segment<O extends Owner> {
     if (this.dead > 1024 && this.dead * 8 > this.rows) this.compact();
   }
 
-  /** Rewrites the live rows contiguously (a copy of the segment's memory; rare). */
+  /**
+   * Rewrites the live rows contiguously into new memory (a copy of the segment's; rare). The old
+   * rows stay as they were for a scan still reading them.
+   */
   private compact(): void {
     const d = this.dimensions;
     const data = new Int8Array(Math.max(64, this.live) * d);
@@ -129,16 +150,21 @@ export class Segment<O extends Owner> {
     this.rowOwners = rowOwners;
     this.rows = chunkIds.length;
     this.dead = 0;
+    if (this.mirror !== undefined) this.scanner!.replace(this.mirror, this.data.subarray(0, this.rows * d));
   }
 
   /**
    * The `limit` rows closest to `query` among those whose owner `accept`s (null: every live row),
-   * exactly (over int8). When most rows pass, the whole segment is scanned and the answer
-   * filtered, scanning deeper until `limit` rows pass; when few pass, they are gathered and only
-   * they are scanned. Either way the filter holds inside the scan, so a filtered search returns
-   * `limit` rows whenever that many match.
+   * exactly (over int8). When most rows pass, the whole segment is scanned (on the scanner's worker
+   * once the segment is mirrored there) and the answer filtered, scanning deeper until `limit`
+   * rows pass; when few pass, they are gathered and only they are scanned. Either way the filter
+   * holds inside the scan, so a filtered search returns `limit` rows whenever that many match.
+   *
+   * A scan reads the rows as they were when it started (rows added meanwhile are past its end,
+   * and compaction writes new memory), its row numbers are resolved against that same state, and
+   * a hit whose owner was removed meanwhile is dropped.
    */
-  nearest(query: Int8Array, limit: number, accept: ((owner: O) => boolean) | null, threads: number): VectorHit[] {
+  async nearest(query: Int8Array, limit: number, accept: ((owner: O) => boolean) | null): Promise<VectorHit[]> {
     const d = this.dimensions;
     if (!this.live || limit < 1) return [];
     let allowed = this.live;
@@ -149,6 +175,7 @@ export class Segment<O extends Owner> {
       if (!allowed) return [];
     }
     const wanted = Math.min(limit, allowed);
+    const state = { chunkIds: this.chunkIds, rowOwners: this.rowOwners };
     // A scan costs the same whatever k; gathering costs a copy of every passing row. Only when few
     // rows pass (under 2%) is gathering them cheaper than scanning everything and filtering.
     if (accepted && allowed * 50 < this.live) {
@@ -160,29 +187,42 @@ export class Segment<O extends Owner> {
           rows.push(row);
         }
       }
-      return this.hits(usearch.exactSearch(gathered, query, d, wanted, usearch.MetricKind.Cos, threads), (i) => rows[i]!);
+      return this.hits(state, scanNow(gathered, query, d, wanted, this.threads), (i) => rows[i]!);
     }
-    const dataset = this.data.subarray(0, this.rows * d);
+    const rows = this.rows;
+    const dataset = this.data.subarray(0, rows * d);
+    const mirror = this.mirror;
+    const scan = async (k: number): Promise<ScanMatches> => {
+      if (mirror !== undefined && this.scanner!.offloads(dataset.length)) {
+        try {
+          return await this.scanner!.scan(mirror, dataset.length, query, d, k);
+        } catch {
+          // The worker failed: this thread still has the rows.
+        }
+      }
+      return scanNow(dataset, query, d, k, this.threads);
+    };
     // Deep enough that, at the share of rows that pass, twice `limit` of them are expected among the first k.
-    let k = Math.min(this.rows, Math.ceil((2 * wanted * this.live) / allowed) + this.dead + 16);
+    let k = Math.min(rows, Math.ceil((2 * wanted * this.live) / allowed) + this.dead + 16);
     for (;;) {
-      const hits = this.hits(usearch.exactSearch(dataset, query, d, k, usearch.MetricKind.Cos, threads), (i) => i, accept);
-      if (hits.length >= wanted || k >= this.rows) return hits.slice(0, wanted);
-      k = Math.min(this.rows, k * 4);
+      const hits = this.hits(state, await scan(k), (i) => i, accept);
+      if (hits.length >= wanted || k >= rows) return hits.slice(0, wanted);
+      k = Math.min(rows, k * 4);
     }
   }
 
   private hits(
-    matches: { keys: BigUint64Array; distances: Float32Array },
+    state: { chunkIds: string[]; rowOwners: Array<O | undefined> },
+    matches: ScanMatches,
     row: (i: number) => number,
     accept?: ((owner: O) => boolean) | null,
   ): VectorHit[] {
     const out: VectorHit[] = [];
     for (let i = 0; i < matches.keys.length; i++) {
       const r = row(Number(matches.keys[i]));
-      const owner = this.rowOwners[r];
-      if (!owner || (accept && !accept(owner))) continue;
-      out.push({ chunkId: this.chunkIds[r]!, similarity: 1 - matches.distances[i]! });
+      const owner = state.rowOwners[r];
+      if (!owner || this.owners.get(owner.key) !== owner || (accept && !accept(owner))) continue;
+      out.push({ chunkId: state.chunkIds[r]!, similarity: 1 - matches.distances[i]! });
     }
     return out;
   }
@@ -231,6 +271,7 @@ export class FlatVectorIndex implements VectorIndex {
   private closed = false;
   /** Resolves when the start-up load finished (searches are served from memory from then on). */
   loaded: Promise<void> = Promise.resolve();
+  private readonly scanner: VectorScanner;
 
   constructor(
     private readonly db: Database,
@@ -240,6 +281,7 @@ export class FlatVectorIndex implements VectorIndex {
   ) {
     this.options = { ...DEFAULT_FLAT_OPTIONS, ...options };
     this.fallback = new PgVectorIndex(db, { graphs: false });
+    this.scanner = new VectorScanner(this.options.threads, this.options.workerMinBytes);
   }
 
   /**
@@ -265,6 +307,7 @@ export class FlatVectorIndex implements VectorIndex {
   async close(): Promise<void> {
     this.closed = true;
     await this.queue.catch(() => undefined);
+    await this.scanner.close();
   }
 
   status(): Promise<VectorIndexStatus> {
@@ -304,11 +347,10 @@ export class FlatVectorIndex implements VectorIndex {
     // Changes notified before this search (a document that became ready) apply first.
     await this.queue;
     const query = quantize(params.vector);
-    const hits: VectorHit[] = [];
-    for (const segment of new Set(segments)) {
-      if (segment?.dimensions === params.dimensions) hits.push(...segment.nearest(query, params.limit, accept, this.options.threads));
-    }
-    return hits.sort(compareHits).slice(0, params.limit);
+    const scans = [...new Set(segments)]
+      .filter((segment) => segment?.dimensions === params.dimensions)
+      .map((segment) => segment!.nearest(query, params.limit, accept));
+    return (await Promise.all(scans)).flat().sort(compareHits).slice(0, params.limit);
   }
 
   /**
@@ -333,7 +375,7 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   private knowledgeBaseSegment(id: string, dimensions: number, tenantId: string, subTenantId: string | null): Segment<IndexedDocument> {
-    return segmentOf(this.knowledgeBases, id, () => new Segment<IndexedDocument>(dimensions, tenantId, subTenantId));
+    return segmentOf(this.knowledgeBases, id, () => new Segment<IndexedDocument>(dimensions, tenantId, subTenantId, this.scanner, this.options.threads));
   }
 
   documentsRemoved(documentIds: string[]): Promise<void> {
@@ -347,6 +389,7 @@ export class FlatVectorIndex implements VectorIndex {
       for (const [id, segment] of this.knowledgeBases) {
         if (segment.tenantId === owner.tenantId && (!owner.subTenantId || segment.subTenantId === owner.subTenantId)) {
           this.knowledgeBases.delete(id);
+          segment.dispose();
         }
       }
     });
@@ -362,7 +405,10 @@ export class FlatVectorIndex implements VectorIndex {
 
   corpusRecordsRemoved(corpusId: string, recordIds: string[] | null): Promise<void> {
     return this.removal(() => {
-      if (!recordIds) this.corpora.delete(corpusId);
+      if (!recordIds) {
+        this.corpora.get(corpusId)?.dispose();
+        this.corpora.delete(corpusId);
+      }
       else for (const id of recordIds) this.corpora.get(corpusId)?.remove(id);
     });
   }
@@ -446,7 +492,7 @@ export class FlatVectorIndex implements VectorIndex {
     );
     for (const [key, list] of chunks) {
       const r = records.get(key)!;
-      segmentOf(this.corpora, r.corpusId, () => new Segment<IndexedRecord>(r.dimensions, null, null)).put({ key: r.recordId, rows: [], metadata: r.metadata }, list);
+      segmentOf(this.corpora, r.corpusId, () => new Segment<IndexedRecord>(r.dimensions, null, null, this.scanner, this.options.threads)).put({ key: r.recordId, rows: [], metadata: r.metadata }, list);
     }
     return [...chunks.values()].reduce((n, list) => n + list.length, 0);
   }

@@ -127,45 +127,50 @@ export class SearchService {
       hits.map((h) => ({ ...h, chunkId: PLATFORM_PREFIX + h.chunkId }));
 
     const { mode } = this.options;
-    const vectorHits = (
-      mode === 'keyword' ? [] : await Promise.all([
-        ...[...groupByDimensions(kbs)].map(async ([dimensions, ids]) =>
-          this.vectors.search({
-            filter: { ...baseFilter, knowledgeBaseIds: ids, embedder: this.embedder.id },
-            dimensions,
-            vector: await queryVector(dimensions),
-            limit,
-          }),
-        ),
-        ...[...groupByDimensions(corpora)].map(async ([dimensions, ids]) =>
-          platformIds(
-            await this.vectors.searchPlatform({
-              filter: { ...platformFilter, corpusIds: ids },
+    const searchVectors = async () =>
+      (
+        await Promise.all([
+          ...[...groupByDimensions(kbs)].map(async ([dimensions, ids]) =>
+            this.vectors.search({
+              filter: { ...baseFilter, knowledgeBaseIds: ids, embedder: this.embedder.id },
               dimensions,
               vector: await queryVector(dimensions),
               limit,
             }),
           ),
-        ),
-      ])
-    )
-      .flat()
-      .sort((a, b) => b.similarity - a.similarity)
-      .slice(0, limit);
-    const keywordArgs = { query: request.query, configs: ALL_TEXT_SEARCH_CONFIGS, limit, frequencies: this.lexemeFrequencies };
-    const keywordHits =
-      mode === 'vector'
-        ? []
-        : [
-            ...(kbs.length
-              ? await keywordSearch(this.db, { ...keywordArgs, filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) } })
-              : []),
-            ...platformIds(
-              await platformKeywordSearch(this.db, { ...keywordArgs, filter: { ...platformFilter, corpusIds: corpora.map((c) => c.id) } }),
+          ...[...groupByDimensions(corpora)].map(async ([dimensions, ids]) =>
+            platformIds(
+              await this.vectors.searchPlatform({
+                filter: { ...platformFilter, corpusIds: ids },
+                dimensions,
+                vector: await queryVector(dimensions),
+                limit,
+              }),
             ),
-          ]
-            .sort((a, b) => b.rank - a.rank)
-            .slice(0, limit);
+          ),
+        ])
+      )
+        .flat()
+        .sort((a, b) => b.similarity - a.similarity)
+        .slice(0, limit);
+    const keywordArgs = { query: request.query, configs: ALL_TEXT_SEARCH_CONFIGS, limit, frequencies: this.lexemeFrequencies };
+    const searchKeywords = async () =>
+      [
+        ...(kbs.length
+          ? await keywordSearch(this.db, { ...keywordArgs, filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) } })
+          : []),
+        ...platformIds(
+          await platformKeywordSearch(this.db, { ...keywordArgs, filter: { ...platformFilter, corpusIds: corpora.map((c) => c.id) } }),
+        ),
+      ]
+        .sort((a, b) => b.rank - a.rank)
+        .slice(0, limit);
+    // Both at once: the flat index scans on a worker thread (a database index on its own
+    // connection) while the keyword search runs in the database.
+    const [vectorHits, keywordHits] = await Promise.all([
+      mode === 'keyword' ? [] : searchVectors(),
+      mode === 'vector' ? [] : searchKeywords(),
+    ]);
 
     const fused = reciprocalRankFusion(
       [vectorHits.map((h) => h.chunkId), keywordHits.map((h) => h.chunkId)],

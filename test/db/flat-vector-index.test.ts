@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { FlatVectorIndex, type Owner, Segment, quantize } from '../../core/adapters/flat.vector-index.js';
 import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
+import { VectorScanner } from '../../core/adapters/vector-scanner.js';
 import type { ChunkFilter } from '../../core/search/chunk-filter.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
@@ -26,7 +27,7 @@ describe('flat vector index: one segment', () => {
     assert.deepEqual([...quantize(new Float32Array(3))], [0, 0, 0]);
   });
 
-  it('finds the exact nearest live rows, before and after compacting removed ones', () => {
+  it('finds the exact nearest live rows, before and after compacting removed ones', async () => {
     const random = seededRandom(7);
     const segment = new Segment<Owner>(DIMENSIONS, 't', null);
     const vectors = new Map<string, Float32Array>();
@@ -42,11 +43,11 @@ describe('flat vector index: one segment', () => {
         .sort((a, b) => b.s - a.s)
         .slice(0, k)
         .map((x) => x.id);
-    const check = (live: (i: number) => boolean) => {
+    const check = async (live: (i: number) => boolean) => {
       let overlap = 0;
       for (let n = 0; n < 20; n++) {
         const q = randomUnitVector(random, DIMENSIONS);
-        const got = segment.nearest(quantize(q), 10, null, 1).map((h) => h.chunkId);
+        const got = (await segment.nearest(quantize(q), 10, null)).map((h) => h.chunkId);
         assert.equal(got.length, 10);
         assert.ok(got.every((id) => live(Number(id.slice(1)))), 'a removed row was returned');
         const want = exact(q, live, 10);
@@ -55,15 +56,55 @@ describe('flat vector index: one segment', () => {
       // int8 rounding only swaps near-ties; a wrong row layout would give ~0.
       assert.ok(overlap / 20 >= 0.9, `overlap with the exact answer: ${overlap / 20}`);
     };
-    check(() => true);
+    await check(() => true);
     for (let i = 0; i < 2000; i++) segment.remove(`o${i}`);
     assert.equal(segment.live, 1000);
     assert.ok(segment.rows < 3000, 'removing most rows compacts the segment');
-    check((i) => i >= 2000);
+    await check((i) => i >= 2000);
     // Filtered to a few owners: gathered and scanned; the filter never shortens the answer.
     const few = new Set(['o2001', 'o2500', 'o2999']);
-    const filtered = segment.nearest(quantize(randomUnitVector(random, DIMENSIONS)), 10, (o) => few.has(o.key), 1);
+    const filtered = await segment.nearest(quantize(randomUnitVector(random, DIMENSIONS)), 10, (o) => few.has(o.key));
     assert.deepEqual(filtered.map((h) => h.chunkId).sort(), ['c2001', 'c2500', 'c2999']);
+  });
+
+  it('scans large segments on a worker thread; a scan in flight while rows are removed and compacted returns only live rows', async () => {
+    const scanner = new VectorScanner(1, 64 * 1024);
+    try {
+      const random = seededRandom(11);
+      const segment = new Segment<Owner>(DIMENSIONS, 't', null, scanner);
+      const here = new Segment<Owner>(DIMENSIONS, 't', null);
+      const query = randomUnitVector(random, DIMENSIONS);
+      for (let i = 0; i < 2500; i++) {
+        // Rows near the query first, so that the removed ones would be the answer.
+        const v = i < 1500 ? query.map((x) => x + (random() - 0.5) * 0.01) : randomUnitVector(random, DIMENSIONS);
+        for (const s of [segment, here]) s.put({ key: `o${i}`, rows: [] }, [{ id: `c${i}`, vector: v }]);
+      }
+      let worked = 0;
+      const scan = scanner.scan.bind(scanner);
+      scanner.scan = (...args) => {
+        worked += 1;
+        return scan(...args);
+      };
+      const ids = async (s: Segment<Owner>) => (await s.nearest(quantize(query), 10, null)).map((h) => h.chunkId);
+      assert.deepEqual(await ids(segment), await ids(here), 'the worker and this thread agree');
+      assert.equal(worked, 1, 'the scan ran on the worker');
+      const inFlight = segment.nearest(quantize(query), 10, null);
+      for (let i = 0; i < 1500; i++) segment.remove(`o${i}`);
+      assert.ok(segment.rows < 2500, 'the removals compacted the segment while the scan ran');
+      const hits = await inFlight;
+      assert.ok(hits.every((h) => Number(h.chunkId.slice(1)) >= 1500), `a removed row came back: ${hits.map((h) => h.chunkId).join()}`);
+      for (let i = 0; i < 1500; i++) here.remove(`o${i}`);
+      assert.deepEqual(await ids(segment), await ids(here), 'the compacted mirror matches');
+      for (let i = 2500; i < 2600; i++) {
+        const v = randomUnitVector(random, DIMENSIONS);
+        for (const s of [segment, here]) s.put({ key: `o${i}`, rows: [] }, [{ id: `c${i}`, vector: v }]);
+        assert.deepEqual(await ids(segment), await ids(here), 'rows added after compaction reach the mirror');
+      }
+      await scanner.close();
+      assert.deepEqual(await ids(segment), await ids(here), 'without the worker, scans run on this thread');
+    } finally {
+      await scanner.close();
+    }
   });
 });
 
@@ -101,7 +142,8 @@ for (const database of testDatabases()) {
         documents.push({ id: documentId, department });
       }
       // A second index over the same database, loaded from the tables as at start-up.
-      index = new FlatVectorIndex(await database.get(), embedder.id, silent, { threads: 1 });
+      // Every segment on the worker thread, as large ones are in production.
+      index = new FlatVectorIndex(await database.get(), embedder.id, silent, { threads: 1, workerMinBytes: 0 });
       await index.start();
       await index.loaded;
       exact = new PgVectorIndex(await database.get(), { graphs: false });
