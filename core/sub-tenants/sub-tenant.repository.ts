@@ -118,12 +118,15 @@ export async function subTenantFigures(
   tenantId: string,
 ): Promise<Map<string, { chunks: number; documents: number; storageBytes: number; knowledgeBases: number }>> {
   const { rows } = await db.query<{ id: string; chunks: number; documents: number; storage: number; kbs: number }>(
+    // The documents' figures from the counters the documents' triggers keep (migration 0009).
     `SELECT s.id,
-            COALESCE((SELECT sum(d.chunk_count) FROM documents d WHERE d.tenant_id = s.tenant_id AND d.sub_tenant_id = s.id), 0)::bigint AS chunks,
-            (SELECT count(*) FROM documents d WHERE d.tenant_id = s.tenant_id AND d.sub_tenant_id = s.id)::int AS documents,
-            COALESCE((SELECT sum(d.content_bytes + d.file_bytes) FROM documents d WHERE d.tenant_id = s.tenant_id AND d.sub_tenant_id = s.id), 0)::bigint AS storage,
+            COALESCE(u.chunks, 0)::bigint AS chunks,
+            COALESCE(u.documents, 0)::int AS documents,
+            COALESCE(u.storage_bytes, 0)::bigint AS storage,
             (SELECT count(*) FROM knowledge_bases k WHERE k.tenant_id = s.tenant_id AND k.sub_tenant_id = s.id)::int AS kbs
-     FROM sub_tenants s WHERE s.tenant_id = $1`,
+     FROM sub_tenants s
+     LEFT JOIN storage_usage u ON u.tenant_id = s.tenant_id AND u.sub_tenant_id = s.id
+     WHERE s.tenant_id = $1`,
     [tenantId],
   );
   return new Map(
