@@ -22,13 +22,16 @@
  * configuration (Lore ORs the lexemes of all of them), and ts_rank_cd (cover density, Lore's ranking
  * until 2026-11) in place of ts_rank, with every query word selecting rows.
  *
+ * `--match-row-budget N` sets the keyword search's row budget (default MATCH_ROW_BUDGET, 1,000): about
+ * 70 makes these ~7,000-chunk knowledge bases select and narrow rows as a 100k-chunk one does.
+ *
  * Needs apt-get and dpkg (Debian/Ubuntu) the first time: the packages are downloaded into
  * `--cache` (default `.bench/libreoffice`, git-ignored) and unpacked there; later runs reuse them.
  *
  * Usage: npx tsx bench/retrieval-quality.bench.ts [--languages en,de] [--queries 300] [--seed 1]
  *          [--query-sets entries[,heads]] [--variants k,weights,candidates[,chunks] | all | none]
  *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
- *          [--diagnostics] [--cache .bench/libreoffice]
+ *          [--diagnostics] [--match-row-budget N] [--cache .bench/libreoffice]
  * The default (en and de, 300 entry queries each, fusion variants) takes about 15 minutes on two
  * busy cores, nearly all of it ingestion (~4 min a language) and vector search (~0.5 s a query);
  * each further language or query set, and each chunk size per language, adds minutes.
@@ -72,6 +75,7 @@ const { values } = parseArgs({
     'chunk-sizes': { type: 'string', default: '600,1500' },
     check: { type: 'string', default: '20' },
     diagnostics: { type: 'boolean', default: false },
+    'match-row-budget': { type: 'string' },
     cache: { type: 'string', default: '.bench/libreoffice' },
   },
   allowPositionals: true,
@@ -95,6 +99,9 @@ const queryCount = count('queries', values.queries);
 const seed = count('seed', values.seed);
 const maxRelevant = count('max-relevant', values['max-relevant']);
 const checkCount = count('check', values.check);
+// The keyword search's row budget (MATCH_ROW_BUDGET); a small one makes these ~7k-chunk knowledge
+// bases behave as 100k-chunk ones do (the narrowing to rows holding two of the rarest words).
+const matchRowBudget = values['match-row-budget'] === undefined ? DEFAULT_SEARCH_OPTIONS.matchRowBudget : count('match-row-budget', values['match-row-budget']);
 const querySets = oneOf<QuerySet>('query-sets', list(values['query-sets']), ['entries', 'heads']);
 const VARIANT_GROUPS = ['k', 'weights', 'candidates', 'chunks'] as const;
 type VariantGroup = (typeof VARIANT_GROUPS)[number];
@@ -163,7 +170,7 @@ async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<I
     const { embedder, vectorIndex } = services.adapters;
     return {
       db,
-      search: (options) => new SearchService(db, embedder, vectorIndex, options),
+      search: (options) => new SearchService(db, embedder, vectorIndex, { ...options, matchRowBudget }),
       ctx: lore.ctx,
       knowledgeBaseId: kb.id,
       pageOfDocument,

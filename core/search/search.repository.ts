@@ -12,8 +12,8 @@ export interface KeywordSearchParams {
   configs: readonly string[];
   limit: number;
   frequencies: LexemeFrequencies;
-  /** MATCH_ROW_BUDGET unless set (tests). */
-  matchRowBudget?: number;
+  /** MATCH_ROW_BUDGET unless set. */
+  matchRowBudget?: number | undefined;
 }
 
 /**

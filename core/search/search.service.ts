@@ -12,7 +12,7 @@ import { scopeOf } from '../shared/scope.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { LexemeFrequencies, chunkDetails, keywordSearch, platformChunkDetails, platformKeywordSearch } from './search.repository.js';
+import { LexemeFrequencies, MATCH_ROW_BUDGET, chunkDetails, keywordSearch, platformChunkDetails, platformKeywordSearch } from './search.repository.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 
 export interface SearchOptions {
@@ -22,6 +22,8 @@ export interface SearchOptions {
   /** Each retriever contributes max(minCandidates, candidateFactor × top_k) candidates to fusion. */
   candidateFactor: number;
   minCandidates: number;
+  /** How many rows the rare words of a keyword search may select (MATCH_ROW_BUDGET; benchmarks vary it). */
+  matchRowBudget: number;
 }
 
 export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
@@ -29,6 +31,7 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   fusion: DEFAULT_FUSION,
   candidateFactor: 3,
   minCandidates: 50,
+  matchRowBudget: MATCH_ROW_BUDGET,
 };
 
 const ALL_TEXT_SEARCH_CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
@@ -153,7 +156,13 @@ export class SearchService {
         .flat()
         .sort((a, b) => b.similarity - a.similarity)
         .slice(0, limit);
-    const keywordArgs = { query: request.query, configs: ALL_TEXT_SEARCH_CONFIGS, limit, frequencies: this.lexemeFrequencies };
+    const keywordArgs = {
+      query: request.query,
+      configs: ALL_TEXT_SEARCH_CONFIGS,
+      limit,
+      frequencies: this.lexemeFrequencies,
+      matchRowBudget: this.options.matchRowBudget,
+    };
     const searchKeywords = async () =>
       [
         ...(kbs.length
