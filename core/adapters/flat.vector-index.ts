@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database, SqlParam } from '../db/database.js';
+import { EmbeddingReader } from '../db/embeddings.js';
 import { type DocumentIndexed, type KnownVectors, type VectorHit, type VectorIndex, type VectorIndexStatus, compareHits } from '../ports/vector-index.js';
 import { type ChunkFilter, type PlatformChunkFilter, documentMatcher, metadataMatcher } from '../search/chunk-filter.js';
 import { PgVectorIndex } from './pgvector.vector-index.js';
@@ -48,11 +49,6 @@ export function quantize(vector: Float32Array, out: Int8Array = new Int8Array(ve
   const scale = max > 0 ? 127 / max : 0;
   for (let i = 0; i < vector.length; i++) out[offset + i] = Math.round(vector[i]! * scale);
   return out;
-}
-
-/** A pgvector `[..]` or real[] `{..}` literal as a vector. */
-function parseVector(text: string): Float32Array {
-  return Float32Array.from(text.slice(1, -1).split(','), Number);
 }
 
 /**
@@ -238,8 +234,8 @@ function segmentOf<O extends Owner>(segments: Map<string, Segment<O>>, id: strin
 interface ChunkRow {
   id: string;
   owner: string;
-  /** The vector as text, or null when the notifier passed it in. */
-  e: string | null;
+  /** The vector as the database sends it (see EmbeddingReader), or null when the notifier passed it in. */
+  e: unknown;
 }
 
 /**
@@ -508,18 +504,19 @@ export class FlatVectorIndex implements VectorIndex {
   ): Promise<Map<string, Array<{ id: string; vector: Float32Array }>>> {
     const out = new Map<string, Array<{ id: string; index: number; vector: Float32Array }>>();
     const knownIds = known ? [...known.keys()] : [];
+    const reader = await EmbeddingReader.of(this.db);
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
       const { rows } = await this.db.query<ChunkRow & { chunk_index: number }>(
         `SELECT id, ${source.owner} AS owner, chunk_index,
-                CASE WHEN id = ANY($3::uuid[]) THEN NULL ELSE embedding::text END AS e
+                CASE WHEN id = ANY($3::uuid[]) THEN NULL ELSE ${reader.select('embedding')} END AS e
          FROM ${source.table} WHERE embedder = $1 AND id > $2::uuid${source.where ? ` AND ${source.where.sql}` : ''}
          ORDER BY id LIMIT $4`,
         [this.embedderId, after, knownIds, this.options.loadPageSize, ...(source.where?.params ?? [])],
       );
       for (const r of rows) {
         if (!wanted(r.owner)) continue;
-        const vector = r.e === null ? known?.get(r.id) : parseVector(r.e);
+        const vector = r.e === null ? known?.get(r.id) : reader.parse(r.e);
         if (!vector) continue;
         let list = out.get(r.owner);
         if (!list) out.set(r.owner, (list = []));
@@ -527,6 +524,9 @@ export class FlatVectorIndex implements VectorIndex {
       }
       if (rows.length < this.options.loadPageSize) break;
       after = rows[rows.length - 1]!.id;
+      // PGlite answers through promise callbacks alone: without a turn of the event loop between
+      // pages, a start-up load kept every timer, file read and HTTP request waiting until it was done.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     for (const list of out.values()) list.sort((a, b) => a.index - b.index);
     return out;

@@ -59,3 +59,30 @@ export class EmbeddingEncoder {
     return { value: new BinaryParam(buf), type: 'vector[]', element: (e) => e };
   }
 }
+
+/**
+ * Reads embeddings back: `select(column)` is the SQL that fetches one, `parse` turns what the
+ * driver returns into a vector. With pgvector, its binary form (`vector_send`: int16 dimensions,
+ * int16 unused, float4s big-endian) as bytea — printing 1,024 floats as text and parsing them
+ * again cost ~300 µs per chunk in PGlite; without pgvector, the real[] as text.
+ */
+export class EmbeddingReader {
+  private constructor(private readonly column: EmbeddingColumn) {}
+
+  static async of(db: Queryable): Promise<EmbeddingReader> {
+    return new EmbeddingReader(await embeddingColumn(db));
+  }
+
+  select(column: string): string {
+    return this.column.kind === 'vector' ? `vector_send(${column})` : `${column}::text`;
+  }
+
+  parse(value: unknown): Float32Array {
+    if (typeof value === 'string') return Float32Array.from(value.slice(1, -1).split(','), Number);
+    const bytes = value as Uint8Array;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const out = new Float32Array(view.getInt16(0));
+    for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(4 + 4 * i);
+    return out;
+  }
+}

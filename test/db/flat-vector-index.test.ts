@@ -270,5 +270,22 @@ for (const database of testDatabases()) {
       assert.equal(hits.length, 1);
       assert.deepEqual(await fresh.status(), { tenant: 'missing', platform: 'missing' });
     });
+
+    it('lets the event loop turn while it loads (timers and requests do not wait for the whole load)', async () => {
+      const fresh = new FlatVectorIndex(await database.get(), embedder.id, silent, { loadPageSize: 5 });
+      let loaded = false;
+      let timerFiredWhileLoading = false;
+      await fresh.start();
+      void fresh.loaded.then(() => (loaded = true));
+      await new Promise<void>((resolve) =>
+        setTimeout(() => {
+          timerFiredWhileLoading = !loaded;
+          resolve();
+        }, 0),
+      );
+      await fresh.loaded;
+      await fresh.close();
+      assert.ok(timerFiredWhileLoading, 'a timer had to wait for the end of the load');
+    });
   });
 }
