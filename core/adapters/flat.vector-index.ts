@@ -7,7 +7,7 @@ import { PgVectorIndex } from './pgvector.vector-index.js';
 import { type ScanMatches, VectorScanner, scanNow } from './vector-scanner.js';
 
 export interface FlatVectorIndexOptions {
-  /** Threads one exact scan may use (0: every core). */
+  /** Threads one exact scan may use (0: every core but one; see VectorScanner). */
   threads: number;
   /** Rows read back from the database per round trip while loading. */
   loadPageSize: number;
@@ -72,13 +72,17 @@ export class Segment<O extends Owner> {
     readonly subTenantId: string | null,
     /** Scans the segment off the event loop once it is large enough; without one, scans run here. */
     private readonly scanner?: VectorScanner,
-    private readonly threads = 0,
   ) {
     this.data = new Int8Array(64 * dimensions);
   }
 
   get live(): number {
     return this.rows - this.dead;
+  }
+
+  /** Threads a scan on this thread may use (the scanner's; else every core). */
+  private get threads(): number {
+    return this.scanner?.threads ?? 0;
   }
 
   /** Adds (or replaces) an owner with its chunks. */
@@ -371,7 +375,7 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   private knowledgeBaseSegment(id: string, dimensions: number, tenantId: string, subTenantId: string | null): Segment<IndexedDocument> {
-    return segmentOf(this.knowledgeBases, id, () => new Segment<IndexedDocument>(dimensions, tenantId, subTenantId, this.scanner, this.options.threads));
+    return segmentOf(this.knowledgeBases, id, () => new Segment<IndexedDocument>(dimensions, tenantId, subTenantId, this.scanner));
   }
 
   documentsRemoved(documentIds: string[]): Promise<void> {
@@ -488,7 +492,7 @@ export class FlatVectorIndex implements VectorIndex {
     );
     for (const [key, list] of chunks) {
       const r = records.get(key)!;
-      segmentOf(this.corpora, r.corpusId, () => new Segment<IndexedRecord>(r.dimensions, null, null, this.scanner, this.options.threads)).put({ key: r.recordId, rows: [], metadata: r.metadata }, list);
+      segmentOf(this.corpora, r.corpusId, () => new Segment<IndexedRecord>(r.dimensions, null, null, this.scanner)).put({ key: r.recordId, rows: [], metadata: r.metadata }, list);
     }
     return [...chunks.values()].reduce((n, list) => n + list.length, 0);
   }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type * as UsearchModule from 'usearch';
 
@@ -76,6 +77,8 @@ parentPort.on('message', (m) => {
  * more than their scan), as is everything once the worker failed.
  */
 export class VectorScanner {
+  /** Threads one scan uses. */
+  readonly threads: number;
   private worker: Worker | undefined;
   private failed = false;
   private nextScan = 0;
@@ -83,11 +86,16 @@ export class VectorScanner {
   private readonly pending = new Map<number, { resolve: (m: ScanMatches) => void; reject: (e: Error) => void }>();
 
   constructor(
-    /** Threads one scan may use (0: every core). */
-    readonly threads: number,
+    /**
+     * Threads one scan may use; 0: every core but one, which the main thread (PGlite, running the
+     * same query's keyword search) keeps.
+     */
+    threads: number,
     /** Segments at least this large (bytes of vectors) are mirrored and scanned on the worker. */
     readonly minBytes: number,
-  ) {}
+  ) {
+    this.threads = threads || Math.max(1, availableParallelism() - 1);
+  }
 
   /** A number naming a segment in the worker. */
   segmentId(): number {
