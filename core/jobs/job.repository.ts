@@ -68,20 +68,69 @@ export async function insertJob(db: Queryable, job: NewJob): Promise<string | un
  * worker's lease expired (the worker died). SKIP LOCKED lets concurrent workers claim different jobs.
  */
 export async function claimJob(db: Queryable, owner: string, leaseSeconds: number, types: readonly string[]): Promise<JobRow | undefined> {
+  return (await claimJobs(db, owner, leaseSeconds, types))[0];
+}
+
+/**
+ * Claims the next runnable job, as `claimJob` does, and when it is the first attempt of a type
+ * that `batchSizes` lists, up to that many first attempts of its type in all (the due ones next
+ * in line), leased together, in one statement. Retries and jobs whose lease expired are never
+ * batched: a job that failed runs alone. Returns the jobs in queue order, the first one first.
+ */
+export async function claimJobs(
+  db: Queryable,
+  owner: string,
+  leaseSeconds: number,
+  types: readonly string[],
+  batchSizes: Readonly<Partial<Record<string, number>>> = {},
+): Promise<JobRow[]> {
+  const batched = Object.entries(batchSizes).filter((e): e is [string, number] => (e[1] ?? 0) > 1);
   const { rows } = await db.query<JobRow>(
-    `UPDATE jobs SET status = 'processing', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
-                     attempts = attempts + 1, started_at = COALESCE(started_at, now()), updated_at = now()
-     WHERE id = (
-       SELECT id FROM jobs
+    `WITH head AS MATERIALIZED (
+       SELECT id, job_type, run_at, created_at, status = 'queued' AND attempts = 0 AS first_attempt FROM jobs
        WHERE job_type = ANY($3::text[]) AND run_at <= now()
          AND (status = 'queued' OR (status = 'processing' AND lease_expires_at < now()))
        ORDER BY run_at, created_at
        LIMIT 1
-       FOR UPDATE SKIP LOCKED)
+       FOR UPDATE SKIP LOCKED
+     ), batch AS MATERIALIZED (
+       SELECT j.id FROM jobs j
+       WHERE j.job_type = (SELECT job_type FROM head WHERE first_attempt) AND j.run_at <= now()
+         AND (j.run_at, j.created_at) >= (SELECT run_at, created_at FROM head)
+         AND j.status = 'queued' AND j.attempts = 0 AND j.id <> (SELECT id FROM head)
+       ORDER BY j.run_at, j.created_at
+       LIMIT COALESCE((SELECT b.size - 1 FROM unnest($4::text[], $5::int[]) AS b(job_type, size) JOIN head USING (job_type)), 0)
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE jobs SET status = 'processing', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
+                     attempts = attempts + 1, started_at = COALESCE(started_at, now()), updated_at = now()
+     WHERE id = ANY(ARRAY(SELECT id FROM head UNION ALL SELECT id FROM batch))
      RETURNING ${COLUMNS}`,
-    [owner, leaseSeconds, [...types]],
+    [owner, leaseSeconds, [...types], batched.map((b) => b[0]), batched.map((b) => b[1])],
   );
-  return rows[0];
+  return rows.sort((a, b) => a.run_at.getTime() - b.run_at.getTime() || a.created_at.getTime() - b.created_at.getTime());
+}
+
+/**
+ * Extends the leases of jobs this worker holds, recording progress when given; returns the ids
+ * still held (a job another worker took over, or one no longer processing, is left out).
+ */
+export async function heartbeatJobs(
+  db: Queryable,
+  ids: readonly string[],
+  owner: string,
+  leaseSeconds: number,
+  progress?: { processedChunks?: number; totalChunks?: number },
+): Promise<Set<string>> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3),
+                     processed_chunks = COALESCE($4, processed_chunks), total_chunks = COALESCE($5, total_chunks),
+                     updated_at = now()
+     WHERE id = ANY($1::uuid[]) AND lease_owner = $2 AND status = 'processing'
+     RETURNING id`,
+    [[...ids], owner, leaseSeconds, progress?.processedChunks ?? null, progress?.totalChunks ?? null],
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Extends a lease and records progress; false when the job is no longer this worker's. */
@@ -92,24 +141,22 @@ export async function heartbeatJob(
   leaseSeconds: number,
   progress?: { processedChunks?: number; totalChunks?: number },
 ): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3),
-                     processed_chunks = COALESCE($4, processed_chunks), total_chunks = COALESCE($5, total_chunks),
-                     updated_at = now()
-     WHERE id = $1 AND lease_owner = $2 AND status = 'processing'`,
-    [id, owner, leaseSeconds, progress?.processedChunks ?? null, progress?.totalChunks ?? null],
-  );
-  return rowCount > 0;
+  return (await heartbeatJobs(db, [id], owner, leaseSeconds, progress)).size > 0;
 }
 
-export async function completeJob(db: Queryable, id: string, owner: string): Promise<boolean> {
+/** Completes jobs this worker holds (their progress becomes their total); returns how many it completed. */
+export async function completeJobs(db: Queryable, ids: readonly string[], owner: string): Promise<number> {
   const { rowCount } = await db.query(
     `UPDATE jobs SET status = 'completed', completed_at = now(), error = NULL, lease_owner = NULL,
                      lease_expires_at = NULL, processed_chunks = total_chunks, updated_at = now()
-     WHERE id = $1 AND lease_owner = $2 AND status = 'processing'`,
-    [id, owner],
+     WHERE id = ANY($1::uuid[]) AND lease_owner = $2 AND status = 'processing'`,
+    [[...ids], owner],
   );
-  return rowCount > 0;
+  return rowCount;
+}
+
+export async function completeJob(db: Queryable, id: string, owner: string): Promise<boolean> {
+  return (await completeJobs(db, [id], owner)) > 0;
 }
 
 /** Puts a failed attempt back in the queue after `delaySeconds`, or fails the job for good. */
