@@ -4,13 +4,16 @@ import type { Database, Queryable } from '../core/db/database.js';
 import {
   type JobRow,
   type NewJob,
-  claimJob,
+  claimJobs,
   failJobAttempt,
   heartbeatJob,
+  heartbeatJobs,
   insertJob,
   releaseLeases,
 } from '../core/jobs/job.repository.js';
 import {
+  type JobBatchControl,
+  type JobBatchDefinition,
   type JobControl,
   type JobDefinitions,
   LeaseLostError,
@@ -61,6 +64,10 @@ export function sanitizeJobError(err: unknown): string {
  * table with a lease, heartbeat while they run, retry with exponential backoff, and fail a job
  * for good after its `max_attempts`. A killed process loses nothing: its leases expire (or are
  * released at the next start) and the jobs run again; activities are idempotent.
+ *
+ * A job type whose definition has a `batch` has its due first attempts claimed up to `batch.max`
+ * at a time and run together; retries run alone, and so does every job of a batch that failed,
+ * so a job's failures and retries are its own whichever way it first ran.
  */
 export class EmbeddedWorkflowEngine implements WorkflowEngine {
   private readonly owner = `embedded-${randomUUID()}`;
@@ -73,6 +80,8 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
   private readonly abort = new AbortController();
 
   private readonly definitions: JobDefinitions = {};
+  /** Jobs claimed together, by job type (types whose definitions have a `batch`). */
+  private readonly batchSizes: Partial<Record<string, number>> = {};
 
   constructor(
     private readonly db: Database,
@@ -85,6 +94,10 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
   /** Registers how job types run (done once while wiring, before `start`). */
   register(definitions: JobDefinitions): void {
     Object.assign(this.definitions, definitions);
+    for (const [type, definition] of Object.entries(definitions)) {
+      if (definition.batch) this.batchSizes[type] = definition.batch.max;
+      else delete this.batchSizes[type];
+    }
   }
 
   enqueue(tx: Queryable, job: NewJob): Promise<string | undefined> {
@@ -117,11 +130,15 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
   async drain(types: readonly string[] = this.types()): Promise<number> {
     let ran = 0;
     for (;;) {
-      const job = await claimJob(this.db, this.owner, this.options.leaseSeconds, types);
-      if (!job) return ran;
-      await this.execute(job);
-      ran += 1;
+      const jobs = await this.claim(types);
+      if (!jobs.length) return ran;
+      await this.execute(jobs);
+      ran += jobs.length;
     }
+  }
+
+  private claim(types: readonly string[]): Promise<JobRow[]> {
+    return claimJobs(this.db, this.owner, this.options.leaseSeconds, types, this.batchSizes);
   }
 
   private types(): string[] {
@@ -132,16 +149,16 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
     while (!this.stopping) {
       let claimed = false;
       while (!this.stopping && this.running.size < this.options.concurrency) {
-        let job: JobRow | undefined;
+        let jobs: JobRow[];
         try {
-          job = await claimJob(this.db, this.owner, this.options.leaseSeconds, this.types());
+          jobs = await this.claim(this.types());
         } catch (err) {
           this.log.error({ err }, 'claiming a job failed');
           break;
         }
-        if (!job) break;
+        if (!jobs.length) break;
         claimed = true;
-        const task = this.execute(job).finally(() => {
+        const task = this.execute(jobs).finally(() => {
           this.running.delete(task);
           this.wake?.();
         });
@@ -166,7 +183,60 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
     });
   }
 
-  private async execute(job: JobRow): Promise<void> {
+  /** Runs what one claim took: one job, or a batch of first attempts of one type. */
+  private async execute(jobs: readonly JobRow[]): Promise<void> {
+    // PGlite answers through promise callbacks alone, so back-to-back jobs never let the event loop
+    // turn: timers (table maintenance) and sockets (HTTP requests) waited until a backlog was done.
+    // One turn of the loop per claim lets them in.
+    await new Promise((resolve) => setImmediate(resolve));
+    const batch = jobs.length > 1 ? this.definitions[jobs[0]!.job_type]?.batch : undefined;
+    if (!batch) {
+      for (const job of jobs) await this.runAlone(job);
+      return;
+    }
+    for (const job of await this.runBatch(batch, jobs)) {
+      // It waited for its turn holding its lease: extend it, or leave the job to the worker that took it over.
+      let held: boolean;
+      try {
+        held = await heartbeatJob(this.db, job.id, this.owner, this.options.leaseSeconds);
+      } catch (err) {
+        this.log.error({ err, jobId: job.id }, 'extending a lease failed; the lease will expire and the job run again');
+        continue;
+      }
+      if (held) await this.runAlone(job);
+      else this.log.warn({ jobId: job.id, jobType: job.job_type }, 'lease lost; leaving the job to its new worker');
+    }
+  }
+
+  /** Runs a batch; returns the jobs left to run one by one (all of them when the batch failed). */
+  private async runBatch(batch: JobBatchDefinition, jobs: readonly JobRow[]): Promise<readonly JobRow[]> {
+    const ids = jobs.map((j) => j.id);
+    const log = this.log.child({ jobType: jobs[0]!.job_type, jobIds: ids });
+    const control: JobBatchControl = {
+      owner: this.owner,
+      signal: this.abort.signal,
+      heartbeat: async () => {
+        if ((await heartbeatJobs(this.db, ids, this.owner, this.options.leaseSeconds)).size < ids.length) {
+          throw new LeaseLostError('Another worker took over a job of this batch.');
+        }
+      },
+    };
+    try {
+      const alone = await batch.run(jobs, control);
+      const left = new Set(alone.map((j) => j.id));
+      for (const job of jobs) {
+        if (left.has(job.id)) continue;
+        this.log.info({ jobId: job.id, jobType: job.job_type, tenantId: job.tenant_id, attempt: job.attempts, batch: jobs.length }, 'job completed');
+      }
+      return alone;
+    } catch (err) {
+      const lost = err instanceof LeaseLostError;
+      log.warn({ err }, lost ? 'lease lost in a batch; running the jobs still held one by one' : 'batch failed; running its jobs one by one');
+      return jobs;
+    }
+  }
+
+  private async runAlone(job: JobRow): Promise<void> {
     const definition = this.definitions[job.job_type];
     const log = this.log.child({ jobId: job.id, jobType: job.job_type, tenantId: job.tenant_id, attempt: job.attempts });
     const control: JobControl = {
@@ -180,10 +250,6 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
     };
     try {
       if (!definition) throw new NonRetryableError(`No handler for job type ${job.job_type}.`);
-      // PGlite answers through promise callbacks alone, so back-to-back jobs never let the event loop
-      // turn: timers (table maintenance) and sockets (HTTP requests) waited until a backlog was done.
-      // One turn of the loop per job lets them in.
-      await new Promise((resolve) => setImmediate(resolve));
       await definition.run(job, control);
       log.info('job completed');
     } catch (err) {
