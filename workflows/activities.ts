@@ -1,3 +1,4 @@
+import { INGESTION_BATCH_SIZE } from '../core/ingestion/ingestion.service.js';
 import type { JobDefinitions } from '../core/ports/workflow-engine.js';
 import type { Services } from '../core/services.js';
 
@@ -9,6 +10,7 @@ export function createJobDefinitions(services: Services): JobDefinitions {
   return {
     ingestion: {
       run: (job, control) => services.ingestion.indexDocument(job, control),
+      batch: { max: INGESTION_BATCH_SIZE, run: (jobs, control) => services.ingestion.indexDocuments(jobs, control) },
       failed: (tx, job, error) => services.ingestion.documentFailed(tx, job, error),
     },
     corpus_ingestion: {

@@ -1,15 +1,15 @@
 import type { Database, Queryable } from '../db/database.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
-import { completeJob } from '../jobs/job.repository.js';
+import { completeJobs } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import type { PlanId } from '../plans.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
-import { type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
+import { type JobBatchControl, type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
 import type { Language } from '../translation/translation.schema.js';
-import { type ChunkingOptions, DEFAULT_CHUNKING, chunkText } from './chunker.js';
+import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from './chunker.js';
 
 /** PostgreSQL text-search configurations by language; Bulgarian has none and uses 'simple'. */
 export const TEXT_SEARCH_CONFIG: Record<Language, string> = {
@@ -27,8 +27,18 @@ export function textSearchConfig(language: Language | null): string {
   return language ? TEXT_SEARCH_CONFIG[language] : 'simple';
 }
 
-/** Chunks embedded and written per round trip; progress is reported after each batch. */
-const BATCH_SIZE = 64;
+/** Chunks embedded (one embedder request) and written (one statement) at a time; progress is reported after each. */
+const CHUNKS_PER_WRITE = 64;
+
+/**
+ * Documents indexed together in one batch (first attempts, claimed at once): the per-document
+ * costs — claiming the job, loading the document, the final transaction — are shared, and chunks
+ * of several documents go into one statement. Chosen by measurement (README, "Performance status").
+ */
+export const INGESTION_BATCH_SIZE = 16;
+
+/** A document of more chunks runs alone, reporting its progress as it goes; batched documents report theirs when they complete. */
+const BATCHED_DOCUMENT_MAX_CHUNKS = CHUNKS_PER_WRITE;
 
 interface DocumentToIndex {
   id: string;
@@ -39,14 +49,51 @@ interface DocumentToIndex {
   tags: Record<string, string>;
   content: string;
   created_at: Date;
+  /** The chunk count reserved when the document was stored (its job's total). */
+  chunk_count: number;
   dimensions: number;
 }
+
+/** One document being indexed by its job. */
+interface Indexing {
+  job: JobRow;
+  doc: DocumentToIndex;
+  /** The document's chunk count. */
+  total: number;
+  /** The chunks this attempt writes (a resumed job skips those an earlier attempt wrote). */
+  pending: TextChunk[];
+  /** The document's chunks per detected language (those an earlier attempt wrote included). */
+  languages: Map<string, number>;
+  /** The chunks this attempt wrote, by id, for the vector index (earlier attempts' are read back). */
+  written: Map<string, { index: number; vector: Float32Array }>;
+}
+
+/** `done`: the language of each chunk an earlier attempt wrote, by chunk index. */
+function indexing(job: JobRow, doc: DocumentToIndex, chunks: TextChunk[], done: ReadonlyMap<number, string | null> = new Map()): Indexing {
+  const languages = new Map<string, number>();
+  for (const l of done.values()) if (l) languages.set(l, (languages.get(l) ?? 0) + 1);
+  return {
+    job,
+    doc,
+    total: chunks.length,
+    pending: done.size ? chunks.filter((c) => !done.has(c.index)) : chunks,
+    languages,
+    written: new Map(),
+  };
+}
+
+function chunksOf(job: JobRow, doc: DocumentToIndex): TextChunk[] {
+  return chunkText(doc.content, { ...DEFAULT_CHUNKING, ...(job.payload.chunking as Partial<ChunkingOptions> | undefined) });
+}
+
+const documentDeleted = () => new NonRetryableError('The document was deleted before it was indexed.');
 
 /**
  * The ingestion activity: chunks a stored document, embeds the chunks, and writes them with their
  * keyword index. Idempotent — chunk rows are keyed by (document, chunk_index), so a retried or
  * resumed job skips what an earlier attempt wrote and never duplicates a chunk. The document
- * becomes searchable, and the job completed, in one final transaction.
+ * becomes searchable, and the job completed, in one final transaction. First attempts of small
+ * documents are indexed in batches (`indexDocuments`) the same way, several documents at a time.
  */
 export class IngestionService {
   constructor(
@@ -58,99 +105,46 @@ export class IngestionService {
   ) {}
 
   async indexDocument(job: JobRow, control: JobControl): Promise<void> {
-    const doc = await this.loadDocument(job.document_id);
-    if (!doc) throw new NonRetryableError('The document was deleted before it was indexed.');
-    const chunking = { ...DEFAULT_CHUNKING, ...(job.payload.chunking as Partial<ChunkingOptions> | undefined) };
-    const chunks = chunkText(doc.content, chunking);
+    const doc = job.document_id ? (await this.loadDocuments([job.document_id])).get(job.document_id) : undefined;
+    if (!doc) throw documentDeleted();
+    const chunks = chunksOf(job, doc);
     // Only a retried or resumed job can find chunks written (its first attempt starts from nothing).
-    const done = job.attempts > 1 ? await this.indexedChunkIndexes(doc.id) : new Set<number>();
+    const done = job.attempts > 1 ? await this.indexedChunks(doc.id) : new Map<number, string | null>();
     // The job was created with its chunk count; a resumed job reports where it starts.
     if (done.size || job.total_chunks !== chunks.length) await control.heartbeat({ totalChunks: chunks.length, processedChunks: done.size });
+    const item = indexing(job, doc, chunks, done);
+    await this.writeChunks([item], control.signal, (written) => control.heartbeat({ processedChunks: done.size + written }));
+    await this.db.transaction((tx) => this.complete(tx, [item], control.owner));
+    await this.notifyIndexed([item]);
+  }
 
-    const pending = chunks.filter((c) => !done.has(c.index));
-    const languages = new Map<string, number>();
-    /** The chunks this attempt wrote, by id, for the vector index (earlier attempts' are read back). */
-    const written = new Map<string, { index: number; vector: Float32Array }>();
-    for (let i = 0; i < pending.length; i += BATCH_SIZE) {
-      if (control.signal.aborted) throw new Error('The worker is shutting down; the job will resume.');
-      const batch = pending.slice(i, i + BATCH_SIZE);
-      const vectors = await this.embedder.embed(
-        batch.map((c) => c.content),
-        { dimensions: doc.dimensions, kind: 'document' },
-      );
-      const langs = batch.map((c) => this.detector.detect(c.content).language);
-      for (const l of langs) if (l) languages.set(l, (languages.get(l) ?? 0) + 1);
-      const embeddings = (await EmbeddingEncoder.of(this.db)).encode(vectors);
-      const { rows: inserted } = await this.db.query<{ id: string; chunk_index: number }>(
-        `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
-                             dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
-         SELECT $1, $2, $3, $4, t.idx, t.content, t.lang, $5, ${embeddings.element('t.emb')}, $6,
-                to_tsvector(t.cfg::regconfig, t.content), $7, $8, $9
-         FROM unnest($10::int[], $11::text[], $12::text[], $13::text[], $14::${embeddings.type}) AS t(idx, content, lang, cfg, emb)
-         ON CONFLICT (document_id, chunk_index) DO NOTHING
-         RETURNING id, chunk_index`,
-        [
-          doc.tenant_id,
-          doc.sub_tenant_id,
-          doc.knowledge_base_id,
-          doc.id,
-          doc.dimensions,
-          this.embedder.id,
-          doc.title,
-          JSON.stringify(doc.tags),
-          doc.created_at,
-          batch.map((c) => c.index),
-          batch.map((c) => c.content),
-          langs,
-          langs.map(textSearchConfig),
-          embeddings.value,
-        ],
-      );
-      const vectorOf = new Map(batch.map((c, j) => [c.index, vectors[j]!]));
-      for (const r of inserted) written.set(r.id, { index: r.chunk_index, vector: vectorOf.get(r.chunk_index)! });
-      // Progress and lease; after the last batch, completing the job does both.
-      if (i + BATCH_SIZE < pending.length) await control.heartbeat({ processedChunks: done.size + i + batch.length });
+  /**
+   * The batch form of `indexDocument`, for first attempts: the documents are loaded in one query,
+   * their chunks embedded and written across documents in statements of up to 64, and all become
+   * searchable, and their jobs completed, in one final transaction. Jobs it does not index (a large
+   * document, which reports progress as it goes; a deleted one; one whose chunk count is not the one
+   * reserved when it was stored) are returned, for the engine to run one by one. If it throws, the engine runs each job alone
+   * (chunks already written are kept: rows are keyed by document and index).
+   */
+  async indexDocuments(jobs: readonly JobRow[], control: JobBatchControl): Promise<JobRow[]> {
+    const small = (j: JobRow) => j.document_id !== null && j.total_chunks <= BATCHED_DOCUMENT_MAX_CHUNKS;
+    const docs = await this.loadDocuments(jobs.filter(small).map((j) => j.document_id!));
+    const items: Indexing[] = [];
+    const alone: JobRow[] = [];
+    for (const job of jobs) {
+      const doc = small(job) ? docs.get(job.document_id!) : undefined;
+      const chunks = doc && chunksOf(job, doc);
+      // A chunk count other than the one reserved when the document was stored runs alone: it reports
+      // its new total and changes the storage counters.
+      const reserved = chunks?.length === job.total_chunks && chunks.length === doc?.chunk_count;
+      if (doc && chunks && reserved) items.push(indexing(job, doc, chunks));
+      else alone.push(job);
     }
-
-    const language = [...languages.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
-    await this.db.transaction(async (tx) => {
-      // The tenant row first, as deleting an account does (it cascades from the tenant to the
-      // document): locks taken in the same order cannot deadlock.
-      const { rows } = await tx.query<{ plan: PlanId }>('SELECT plan FROM tenants WHERE id = $1 FOR KEY SHARE', [doc.tenant_id]);
-      if (!rows[0]) throw new NonRetryableError('The document was deleted before it was indexed.');
-      const { rowCount } = await tx.query(
-        `UPDATE documents SET status = 'ready', chunk_count = $2, embedder = $3,
-                language = COALESCE($4, language), error = NULL, updated_at = now()
-         WHERE id = $1`,
-        [doc.id, chunks.length, this.embedder.id, language],
-      );
-      if (!rowCount) throw new NonRetryableError('The document was deleted before it was indexed.');
-      await this.usage.recordIngestion(tx, {
-        tenantId: doc.tenant_id,
-        subTenantId: doc.sub_tenant_id,
-        plan: rows[0].plan,
-        chunks: chunks.length,
-      });
-      if (!(await completeJob(tx, job.id, control.owner))) throw new LeaseLostError('Another worker took over this job.');
-    });
-    const all = written.size === chunks.length;
-    await this.vectors.documentsIndexed([
-      {
-        id: doc.id,
-        ...(all && {
-          written: {
-            tenantId: doc.tenant_id,
-            subTenantId: doc.sub_tenant_id,
-            knowledgeBaseId: doc.knowledge_base_id,
-            dimensions: doc.dimensions,
-            title: doc.title,
-            tags: doc.tags,
-            createdAt: doc.created_at,
-            chunks: [...written].sort((a, b) => a[1].index - b[1].index).map(([id, c]) => ({ id, vector: c.vector })),
-          },
-        }),
-      },
-    ]);
+    if (!items.length) return alone;
+    await this.writeChunks(items, control.signal, () => control.heartbeat());
+    await this.db.transaction((tx) => this.complete(tx, items, control.owner));
+    await this.notifyIndexed(items);
+    return alone;
   }
 
   /** A job that failed for good leaves a failed document that holds no chunks (and no chunk quota). */
@@ -163,20 +157,151 @@ export class IngestionService {
     );
   }
 
-  private async loadDocument(id: string | null): Promise<DocumentToIndex | undefined> {
-    if (!id) return undefined;
-    const { rows } = await this.db.query<DocumentToIndex>(
-      `SELECT d.id, d.tenant_id, d.sub_tenant_id, d.knowledge_base_id, d.title, d.tags, d.content, d.created_at, kb.dimensions
-       FROM documents d JOIN knowledge_bases kb ON kb.id = d.knowledge_base_id WHERE d.id = $1`,
-      [id],
+  /**
+   * Embeds and writes the pending chunks of the documents, up to 64 at a time (one embedder request
+   * and one statement, across documents of the same dimensions), calling `between` with the count
+   * written so far after each write but the last.
+   */
+  private async writeChunks(items: readonly Indexing[], signal: AbortSignal, between: (written: number) => Promise<void>): Promise<void> {
+    const byDimensions = new Map<number, Array<{ item: Indexing; chunk: TextChunk }>>();
+    for (const item of items) {
+      let rows = byDimensions.get(item.doc.dimensions);
+      if (!rows) byDimensions.set(item.doc.dimensions, (rows = []));
+      for (const chunk of item.pending) rows.push({ item, chunk });
+    }
+    const writes = [...byDimensions].flatMap(([dimensions, rows]) =>
+      Array.from({ length: Math.ceil(rows.length / CHUNKS_PER_WRITE) }, (_, i) => ({
+        dimensions,
+        rows: rows.slice(i * CHUNKS_PER_WRITE, (i + 1) * CHUNKS_PER_WRITE),
+      })),
     );
-    return rows[0];
+    const encoder = await EmbeddingEncoder.of(this.db);
+    let written = 0;
+    for (const [w, { dimensions, rows }] of writes.entries()) {
+      if (signal.aborted) throw new Error('The worker is shutting down; the job will resume.');
+      const vectors = await this.embedder.embed(
+        rows.map((r) => r.chunk.content),
+        { dimensions, kind: 'document' },
+      );
+      const langs = rows.map((r) => this.detector.detect(r.chunk.content).language);
+      langs.forEach((l, j) => {
+        const { languages } = rows[j]!.item;
+        if (l) languages.set(l, (languages.get(l) ?? 0) + 1);
+      });
+      const embeddings = encoder.encode(vectors);
+      const { rows: inserted } = await this.db.query<{ id: string; document_id: string; chunk_index: number }>(
+        `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
+                             dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
+         SELECT t.tenant_id, t.sub_tenant_id, t.kb_id, t.doc_id, t.idx, t.content, t.lang, $1, ${embeddings.element('t.emb')}, $2,
+                to_tsvector(t.cfg::regconfig, t.content), t.title, t.tags::jsonb, t.created_at
+         FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[],
+                     $10::int[], $11::text[], $12::text[], $13::text[], $14::${embeddings.type})
+              AS t(tenant_id, sub_tenant_id, kb_id, doc_id, title, tags, created_at, idx, content, lang, cfg, emb)
+         ON CONFLICT (document_id, chunk_index) DO NOTHING
+         RETURNING id, document_id, chunk_index`,
+        [
+          dimensions,
+          this.embedder.id,
+          rows.map((r) => r.item.doc.tenant_id),
+          rows.map((r) => r.item.doc.sub_tenant_id),
+          rows.map((r) => r.item.doc.knowledge_base_id),
+          rows.map((r) => r.item.doc.id),
+          rows.map((r) => r.item.doc.title),
+          rows.map((r) => JSON.stringify(r.item.doc.tags)),
+          rows.map((r) => r.item.doc.created_at),
+          rows.map((r) => r.chunk.index),
+          rows.map((r) => r.chunk.content),
+          langs,
+          langs.map(textSearchConfig),
+          embeddings.value,
+        ],
+      );
+      const row = new Map(rows.map((r, j) => [`${r.item.doc.id}:${r.chunk.index}`, j]));
+      for (const r of inserted) {
+        const j = row.get(`${r.document_id}:${r.chunk_index}`)!;
+        rows[j]!.item.written.set(r.id, { index: r.chunk_index, vector: vectors[j]! });
+      }
+      written += rows.length;
+      // Progress and leases; after the last write, completing the jobs does both.
+      if (w < writes.length - 1) await between(written);
+    }
   }
 
-  private async indexedChunkIndexes(documentId: string): Promise<Set<number>> {
-    const { rows } = await this.db.query<{ chunk_index: number }>('SELECT chunk_index FROM chunks WHERE document_id = $1', [
-      documentId,
-    ]);
-    return new Set(rows.map((r) => r.chunk_index));
+  /**
+   * The final transaction: the documents become ready (searchable) with their chunk counts and
+   * languages, the usage ledger gets one entry per document, and the jobs complete — or none of it,
+   * if another worker took over a job (LeaseLostError).
+   */
+  private async complete(tx: Queryable, items: readonly Indexing[], owner: string): Promise<void> {
+    // The tenant rows first, in a stable order, as deleting an account does (it cascades from the
+    // tenant to the document): locks taken in the same order cannot deadlock.
+    const tenantIds = [...new Set(items.map((i) => i.doc.tenant_id))].sort();
+    const { rows: tenants } = await tx.query<{ id: string; plan: PlanId }>(
+      'SELECT id, plan FROM tenants WHERE id = ANY($1::uuid[]) ORDER BY id FOR KEY SHARE',
+      [tenantIds],
+    );
+    if (tenants.length < tenantIds.length) throw documentDeleted();
+    const documentIds = items.map((i) => i.doc.id);
+    // One statement updates the documents in no set order. Batches hold different documents, and a
+    // batched document keeps the chunk count it reserved when it was stored, so the storage
+    // counters' triggers do not fire: concurrent batches wait for no common row here.
+    const languageOf = (i: Indexing) => [...i.languages.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+    const { rowCount } = await tx.query(
+      `UPDATE documents d SET status = 'ready', chunk_count = u.chunk_count, embedder = $4,
+              language = COALESCE(u.language, d.language), error = NULL, updated_at = now()
+       FROM unnest($1::uuid[], $2::int[], $3::text[]) AS u(id, chunk_count, language)
+       WHERE d.id = u.id`,
+      [documentIds, items.map((i) => i.total), items.map(languageOf), this.embedder.id],
+    );
+    if (rowCount < items.length) throw documentDeleted();
+    const plans = new Map(tenants.map((t) => [t.id, t.plan]));
+    await this.usage.recordIngestions(
+      tx,
+      items.map(({ doc, total }) => ({ tenantId: doc.tenant_id, subTenantId: doc.sub_tenant_id, plan: plans.get(doc.tenant_id)!, chunks: total })),
+    );
+    if ((await completeJobs(tx, items.map((i) => i.job.id), owner)) < items.length) {
+      throw new LeaseLostError(items.length > 1 ? 'Another worker took over a job of this batch.' : 'Another worker took over this job.');
+    }
+  }
+
+  /** Tells the vector index, after the commit, of the documents indexed: with their vectors when this attempt wrote every chunk. */
+  private async notifyIndexed(items: readonly Indexing[]): Promise<void> {
+    await this.vectors.documentsIndexed(
+      items.map(({ doc, total, written }) => ({
+        id: doc.id,
+        ...(written.size === total && {
+          written: {
+            tenantId: doc.tenant_id,
+            subTenantId: doc.sub_tenant_id,
+            knowledgeBaseId: doc.knowledge_base_id,
+            dimensions: doc.dimensions,
+            title: doc.title,
+            tags: doc.tags,
+            createdAt: doc.created_at,
+            chunks: [...written].sort((a, b) => a[1].index - b[1].index).map(([id, c]) => ({ id, vector: c.vector })),
+          },
+        }),
+      })),
+    );
+  }
+
+  private async loadDocuments(ids: readonly string[]): Promise<Map<string, DocumentToIndex>> {
+    if (!ids.length) return new Map();
+    const { rows } = await this.db.query<DocumentToIndex>(
+      `SELECT d.id, d.tenant_id, d.sub_tenant_id, d.knowledge_base_id, d.title, d.tags, d.content, d.created_at, d.chunk_count,
+              kb.dimensions
+       FROM documents d JOIN knowledge_bases kb ON kb.id = d.knowledge_base_id WHERE d.id = ANY($1::uuid[])`,
+      [[...ids]],
+    );
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /** The language of each chunk of the document written so far, by chunk index. */
+  private async indexedChunks(documentId: string): Promise<Map<number, string | null>> {
+    const { rows } = await this.db.query<{ chunk_index: number; language: string | null }>(
+      'SELECT chunk_index, language FROM chunks WHERE document_id = $1',
+      [documentId],
+    );
+    return new Map(rows.map((r) => [r.chunk_index, r.language]));
   }
 }

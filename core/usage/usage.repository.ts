@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.js';
+import type { Queryable, SqlParam } from '../db/database.js';
 
 /** The row of query_counters that counts the tenant as a whole. */
 export const WHOLE_TENANT = '00000000-0000-0000-0000-000000000000';
@@ -70,11 +70,16 @@ export interface UsageEvent {
 
 /** Appends to the usage ledger (never updated or deleted, except with the whole account). */
 export async function insertUsageEvent(db: Queryable, e: UsageEvent): Promise<void> {
-  await db.query(
-    `INSERT INTO usage_events (tenant_id, sub_tenant_id, user_id, event_type, quantity, cost_microcents, input_tokens,
-                               output_tokens, occurred_at, input_chars, output_chars)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9, now()), $10, $11)`,
-    [
+  await insertUsageEvents(db, [e]);
+}
+
+/** Appends several events to the usage ledger in one statement. */
+export async function insertUsageEvents(db: Queryable, events: readonly UsageEvent[]): Promise<void> {
+  if (!events.length) return;
+  const params: SqlParam[] = [];
+  const rows = events.map((e) => {
+    const at = params.length;
+    params.push(
       e.tenantId,
       e.subTenantId ?? null,
       e.userId ?? null,
@@ -86,7 +91,15 @@ export async function insertUsageEvent(db: Queryable, e: UsageEvent): Promise<vo
       e.occurredAt ?? null,
       e.inputChars ?? 0,
       e.outputChars ?? 0,
-    ],
+    );
+    const p = (n: number) => `$${at + n}`;
+    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, COALESCE(${p(9)}::timestamptz, now()), ${p(10)}, ${p(11)})`;
+  });
+  await db.query(
+    `INSERT INTO usage_events (tenant_id, sub_tenant_id, user_id, event_type, quantity, cost_microcents, input_tokens,
+                               output_tokens, occurred_at, input_chars, output_chars)
+     VALUES ${rows.join(', ')}`,
+    params,
   );
 }
 

@@ -8,7 +8,7 @@ import { countKnowledgeBases } from '../knowledge-bases/knowledge-base.repositor
 import { PLANS, type PlanId, limitsFor } from '../plans.js';
 import { subTenantLimits } from '../sub-tenants/sub-tenant-limits.js';
 import { recordActiveUser } from '../sub-tenants/sub-tenant.repository.js';
-import { countQuery, insertUsageEvent, queriesInPeriod, uncountQuery } from './usage.repository.js';
+import { countQuery, insertUsageEvent, insertUsageEvents, queriesInPeriod, uncountQuery } from './usage.repository.js';
 
 export interface Quota {
   used: number;
@@ -33,6 +33,14 @@ export function quota(used: number, limit: number | null): Quota {
 /** Rough token count of a text, for the billing usage object: one token per four characters. */
 export function approximateTokens(text: string): number {
   return Math.ceil(text.length / 4);
+}
+
+/** Chunks of one document indexed, for the usage ledger. */
+export interface IngestionUsage {
+  tenantId: string;
+  subTenantId: string | null;
+  plan: PlanId;
+  chunks: number;
 }
 
 /** A query counted against the period; `commit` records it in the ledger, `release` gives it back. */
@@ -108,16 +116,20 @@ export class UsageService {
     };
   }
 
-  /** Ledger entry for chunks indexed (in the transaction that makes them searchable). */
-  async recordIngestion(tx: Queryable, params: { tenantId: string; subTenantId: string | null; plan: PlanId; chunks: number }): Promise<void> {
-    await insertUsageEvent(tx, {
-      tenantId: params.tenantId,
-      subTenantId: params.subTenantId,
-      type: 'ingestion',
-      quantity: params.chunks,
-      costMicrocents: params.chunks * PLANS[params.plan].ingestionPerChunkMicrocents,
-      occurredAt: this.clock.now(),
-    });
+  /** Ledger entries for documents' chunks indexed, one per document (in the transaction that makes them searchable). */
+  async recordIngestions(tx: Queryable, documents: readonly IngestionUsage[]): Promise<void> {
+    const occurredAt = this.clock.now();
+    await insertUsageEvents(
+      tx,
+      documents.map((d) => ({
+        tenantId: d.tenantId,
+        subTenantId: d.subTenantId,
+        type: 'ingestion' as const,
+        quantity: d.chunks,
+        costMicrocents: d.chunks * PLANS[d.plan].ingestionPerChunkMicrocents,
+        occurredAt,
+      })),
+    );
   }
 
   /**

@@ -73,4 +73,75 @@ describe('a Lore process killed in the middle of an ingestion job', function () 
       await db.close();
     }
   });
+
+  it('resumes the jobs of a batch killed in the middle, one by one, and writes every chunk exactly once', async () => {
+    const env = { DATA_DIR: dataDir, EMBEDDER: 'openai', EMBEDDER_URL: fake.baseUrl, EMBEDDER_MODEL: 'fake', LOG_LEVEL: 'info' };
+    // A backlog stored while no worker runs, so that the next process claims it as one batch.
+    const storing = await startServerProcess({ ...env, JOBS_ENABLED: 'false' });
+    const token = (await fs.readFile(path.join(dataDir, 'admin-token'), 'utf8')).trim();
+    const tenant = (await client(storing.url, token)('POST', '/internal/v1/tenants', { name: 'batch crash', plan: 'enterprise' })).body;
+    let api = client(storing.url, tenant.api_key);
+    const kb = (await api('POST', '/v1/knowledge-bases', { name: 'k', dimensions: 16 })).body.id;
+    const stored: Array<{ job_id: string; document_id: string }> = [];
+    for (let i = 0; i < 12; i++) {
+      const paragraphs = Array.from({ length: 20 }, (_, p) => `Part ${i}.${p}: every chunk is written exactly once, even across a crash. `.repeat(14));
+      stored.push((await api('POST', '/v1/documents', { knowledge_base_id: kb, title: `part ${i}`, content: paragraphs.join('\n\n') })).body);
+    }
+    await stopServerProcess(storing);
+
+    // 240 chunks in one batch: four embedding requests. When the third arrives, two writes are done.
+    fake.delayMs = 250;
+    const before = fake.requests.length;
+    const working = await startServerProcess(env);
+    while (fake.requests.length < before + 3) await new Promise((r) => setTimeout(r, 10));
+    await stopServerProcess(working, 'SIGKILL');
+    const killed = await openPgliteDatabase(path.join(dataDir, 'pgdata'));
+    try {
+      const { rows } = await killed.query<{ chunks: number; ready: number }>(
+        `SELECT (SELECT count(*)::int FROM chunks WHERE document_id = ANY($1::uuid[])) AS chunks,
+                (SELECT count(*)::int FROM documents WHERE id = ANY($1::uuid[]) AND status = 'ready') AS ready`,
+        [stored.map((s) => s.document_id)],
+      );
+      assert.ok(rows[0]!.chunks >= 128 && rows[0]!.chunks < 240 && rows[0]!.ready === 0, JSON.stringify(rows[0]));
+    } finally {
+      await killed.close();
+    }
+
+    fake.delayMs = 0;
+    const resuming = await startServerProcess(env);
+    const jobs = [];
+    try {
+      api = client(resuming.url, tenant.api_key);
+      for (const s of stored) {
+        let job;
+        do {
+          await new Promise((r) => setTimeout(r, 50));
+          job = (await api('GET', `/v1/jobs/${s.job_id}`)).body;
+        } while (job.status !== 'completed' && job.status !== 'failed');
+        jobs.push(job);
+      }
+      assert.ok(resuming.output().includes('resuming jobs interrupted by a previous run'));
+    } finally {
+      await stopServerProcess(resuming);
+    }
+    // Every job was in the killed batch: each ran again, alone, as its second attempt.
+    assert.deepEqual(
+      jobs.map((j) => [j.status, j.attempts, j.processed_chunks]),
+      jobs.map(() => ['completed', 2, 20]),
+    );
+    const db = await openPgliteDatabase(path.join(dataDir, 'pgdata'));
+    try {
+      const { rows } = await db.query<{ status: string; chunk_count: number; n: number; distinct: number }>(
+        `SELECT d.status, d.chunk_count, count(c.id)::int AS n, count(DISTINCT c.chunk_index)::int AS distinct
+         FROM documents d LEFT JOIN chunks c ON c.document_id = d.id WHERE d.id = ANY($1::uuid[]) GROUP BY d.id`,
+        [stored.map((s) => s.document_id)],
+      );
+      assert.deepEqual(
+        rows,
+        stored.map(() => ({ status: 'ready', chunk_count: 20, n: 20, distinct: 20 })),
+      );
+    } finally {
+      await db.close();
+    }
+  });
 });
