@@ -20,6 +20,7 @@ import {
   NonRetryableError,
   type WorkflowEngine,
 } from '../core/ports/workflow-engine.js';
+import { turnEventLoop } from '../core/shared/event-loop.js';
 
 export interface EmbeddedEngineOptions {
   /** Jobs run at once by this process. */
@@ -185,10 +186,10 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
 
   /** Runs what one claim took: one job, or a batch of first attempts of one type. */
   private async execute(jobs: readonly JobRow[]): Promise<void> {
-    // PGlite answers through promise callbacks alone, so back-to-back jobs never let the event loop
-    // turn: timers (table maintenance) and sockets (HTTP requests) waited until a backlog was done.
-    // One turn of the loop per claim lets them in.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Back-to-back jobs on PGlite never let the event loop turn: timers (table maintenance) and
+    // sockets (HTTP requests) waited until a backlog was done. One turn per claim lets them in, and
+    // one per heartbeat does within a long job.
+    await turnEventLoop();
     const batch = jobs.length > 1 ? this.definitions[jobs[0]!.job_type]?.batch : undefined;
     if (!batch) {
       for (const job of jobs) await this.runAlone(job);
@@ -216,6 +217,7 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
       owner: this.owner,
       signal: this.abort.signal,
       heartbeat: async () => {
+        await turnEventLoop();
         if ((await heartbeatJobs(this.db, ids, this.owner, this.options.leaseSeconds)).size < ids.length) {
           throw new LeaseLostError('Another worker took over a job of this batch.');
         }
@@ -243,6 +245,7 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
       owner: this.owner,
       signal: this.abort.signal,
       heartbeat: async (progress) => {
+        await turnEventLoop();
         if (!(await heartbeatJob(this.db, job.id, this.owner, this.options.leaseSeconds, progress))) {
           throw new LeaseLostError('Another worker took over this job.');
         }

@@ -157,4 +157,36 @@ describe('embedded job engine on PGlite with a backlog', () => {
       await db.close();
     }
   });
+
+  it('lets timers run within a long job, at each heartbeat', async () => {
+    const db = await openPgliteDatabase('memory://');
+    await migrate(db);
+    const engine = new EmbeddedWorkflowEngine(db, pino({ level: 'silent' }), { concurrency: 1, releaseStaleLeasesOnStart: false });
+    const steps = 50;
+    let step = 0;
+    let finished = false;
+    engine.register({
+      billing_period: {
+        run: async (_job, control) => {
+          // A long activity: many database calls, a heartbeat after each (as ingestion of a big corpus does).
+          for (step = 0; step < steps; step++) {
+            await db.query('SELECT 1');
+            await control.heartbeat({ processedChunks: step });
+          }
+          finished = true;
+        },
+      },
+    });
+    await insertJob(db, { type: 'billing_period', tenantId: null });
+    await engine.start();
+    try {
+      // Wait for the job to be under way, then set a timer.
+      while (step === 0) await new Promise((resolve) => setImmediate(resolve));
+      const stepWhenTheTimerFired = await new Promise<number>((resolve) => setTimeout(() => resolve(finished ? steps : step), 0));
+      assert.ok(stepWhenTheTimerFired < steps, 'the timer waited for the whole job');
+    } finally {
+      await engine.stop();
+      await db.close();
+    }
+  });
 });
