@@ -38,6 +38,10 @@ describe('keyword search: which rows are ranked', () => {
       "(('b') & ('a')) | (('b') & ('c')) | (('a') & ('c'))",
       'three words or more: rows holding two of the three rarest',
     );
+    assert.ok(
+      matchQueries([word(['c'], 0.02), word(['b'], 0.01)], rows, MATCH_ROW_BUDGET, false).every((m) => !m.narrowing),
+      'a filtered search is not narrowed',
+    );
   });
 
   describe('against planner statistics [pglite]', () => {
@@ -105,6 +109,10 @@ describe('keyword search: which rows are ranked', () => {
       assert.deepEqual(await budget(50, 1), { hits: 1, rankings: 2 }, 'one row does not fill 50: the rarest word\'s rows are ranked');
       const [top] = await search(1, 1);
       assert.equal(top?.chunkId, (await search(50))[0]?.chunkId, 'the narrowing keeps the best match');
+      rankings = 0;
+      const since = new Date(0); // a filter that every chunk passes
+      const hits = await keywordSearch(counting, { filter: { ...filter, createdAfter: since }, query: 'zyxel modem', configs, limit: 50, frequencies, matchRowBudget: 1 });
+      assert.deepEqual({ hits: hits.length, rankings }, { hits: 1, rankings: 1 }, 'a filtered search ranks the rare words\' rows at once');
     });
 
     it('falls back to either of the two rarest words when they never meet', async () => {
