@@ -23,7 +23,7 @@ type WorkerMessage =
   | { op: 'replace'; segment: number; data: Int8Array }
   | { op: 'append'; segment: number; at: number; data: Int8Array }
   | { op: 'drop'; segment: number }
-  | { op: 'scan'; id: number; segment: number; length: number; query: Int8Array; dimensions: number; count: number; threads: number };
+  | { op: 'scan'; id: number; segment: number; length: number; rows: Int32Array | null; query: Int8Array; dimensions: number; count: number; threads: number };
 
 type ScanReply = { id: number; keys: BigUint64Array; distances: Float32Array } | { id: number; error: string };
 
@@ -56,7 +56,21 @@ parentPort.on('message', (m) => {
   } else {
     try {
       const s = segments.get(m.segment);
-      const r = usearch.exactSearch(s.data.subarray(0, m.length), m.query, m.dimensions, m.count, usearch.MetricKind.Cos, m.threads);
+      let dataset = s.data.subarray(0, m.length);
+      if (m.rows) {
+        // Only these rows: gathered first (keys are then positions in m.rows).
+        const d = m.dimensions;
+        const rows = m.rows;
+        const gathered = new Int8Array(rows.length * d);
+        let start = 0;
+        for (let i = 1; i <= rows.length; i++) {
+          if (i < rows.length && rows[i] === rows[i - 1] + 1) continue;
+          gathered.set(s.data.subarray(rows[start] * d, (rows[i - 1] + 1) * d), start * d);
+          start = i;
+        }
+        dataset = gathered;
+      }
+      const r = usearch.exactSearch(dataset, m.query, m.dimensions, m.count, usearch.MetricKind.Cos, m.threads);
       parentPort.postMessage({ id: m.id, keys: r.keys, distances: r.distances }, [r.keys.buffer, r.distances.buffer]);
     } catch (err) {
       parentPort.postMessage({ id: m.id, error: String((err && err.message) || err) });
@@ -121,8 +135,11 @@ export class VectorScanner {
     if (this.worker) this.post({ op: 'drop', segment });
   }
 
-  /** Scans the first `length` elements of a mirror. */
-  scan(segment: number, length: number, query: Int8Array, dimensions: number, count: number): Promise<ScanMatches> {
+  /**
+   * Scans the first `length` elements of a mirror, or only the rows `rows` of it (then the keys
+   * are positions in `rows`).
+   */
+  scan(segment: number, length: number, query: Int8Array, dimensions: number, count: number, rows: Int32Array | null = null): Promise<ScanMatches> {
     const worker = this.started();
     if (!worker) return Promise.reject(new Error('the vector scan worker is not available'));
     return new Promise((resolve, reject) => {
@@ -130,7 +147,7 @@ export class VectorScanner {
       this.pending.set(id, { resolve, reject });
       // While a scan is out the worker keeps the process alive; idle, it does not.
       if (this.pending.size === 1) worker.ref();
-      this.post({ op: 'scan', id, segment, length, query, dimensions, count, threads: this.threads });
+      this.post({ op: 'scan', id, segment, length, rows, query, dimensions, count, threads: this.threads });
     });
   }
 
