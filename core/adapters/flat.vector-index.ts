@@ -158,7 +158,7 @@ export class Segment<O extends Owner> {
    * The `limit` rows closest to `query` among those whose owner `accept`s (null: every live row),
    * exactly (over int8). When most rows pass, the whole segment is scanned (on the scanner's worker
    * once the segment is mirrored there) and the answer filtered, scanning deeper until `limit`
-   * rows pass; when few pass, they are gathered and only they are scanned. Either way the filter
+   * rows pass; when under a quarter pass, they are gathered and only they are scanned. Either way the filter
    * holds inside the scan, so a filtered search returns `limit` rows whenever that many match.
    *
    * A scan reads the rows as they were when it started (rows added meanwhile are past its end,
@@ -178,7 +178,8 @@ export class Segment<O extends Owner> {
     const wanted = Math.min(limit, allowed);
     const state = { chunkIds: this.chunkIds, rowOwners: this.rowOwners };
     const rows = this.rows;
-    const dataset = this.data.subarray(0, rows * d);
+    const data = this.data;
+    const dataset = data.subarray(0, rows * d);
     const mirror = this.mirror;
     const scan = async (k: number, only: Int32Array | null): Promise<ScanMatches> => {
       if (mirror !== undefined && this.scanner!.offloads(dataset.length)) {
@@ -188,7 +189,7 @@ export class Segment<O extends Owner> {
           // The worker failed: this thread still has the rows.
         }
       }
-      return scanNow(only ? this.gather(only) : dataset, query, d, k, this.threads);
+      return scanNow(only ? this.gather(data, only) : dataset, query, d, k, this.threads);
     };
     // Gathering costs a copy of every passing row; a full scan reads every row and, filtered, must
     // go deep (k of ~20× the limit at a 10% filter, which usearch's top-k selection pays for). Under
@@ -208,14 +209,14 @@ export class Segment<O extends Owner> {
     }
   }
 
-  /** Copies these rows together (an owner's rows were added together: mostly one copy per run). */
-  private gather(rows: Int32Array): Int8Array {
+  /** Copies these rows of `data` together (an owner's rows were added together: mostly one copy per run). */
+  private gather(data: Int8Array, rows: Int32Array): Int8Array {
     const d = this.dimensions;
     const out = new Int8Array(rows.length * d);
     let start = 0;
     for (let i = 1; i <= rows.length; i++) {
       if (i < rows.length && rows[i] === rows[i - 1]! + 1) continue;
-      out.set(this.data.subarray(rows[start]! * d, (rows[i - 1]! + 1) * d), start * d);
+      out.set(data.subarray(rows[start]! * d, (rows[i - 1]! + 1) * d), start * d);
       start = i;
     }
     return out;
