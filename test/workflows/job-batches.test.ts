@@ -32,6 +32,14 @@ for (const database of testDatabases()) {
       return (await findJobById(db, id))!;
     }
 
+    /** A job's `run` that records the job in `alone` and completes it. */
+    function completesAlone(alone: string[]): JobDefinition['run'] {
+      return async (j, control) => {
+        alone.push(j.id);
+        await completeJob(db, j.id, control.owner);
+      };
+    }
+
     function engineFor(type: string, definition: JobDefinition) {
       const engine = new EmbeddedWorkflowEngine(db, pino({ level: 'silent' }), { retryBaseSeconds: 0, maxAttempts: 2, leaseSeconds: 30 });
       engine.register({ [type]: definition });
@@ -108,10 +116,7 @@ for (const database of testDatabases()) {
         const batches: string[][] = [];
         const alone: string[] = [];
         const engine = engineFor(type, {
-          run: async (j, control) => {
-            alone.push(j.id);
-            await completeJob(db, j.id, control.owner);
-          },
+          run: completesAlone(alone),
           batch: {
             max: 3,
             run: async (jobs, control) => {
@@ -189,10 +194,7 @@ for (const database of testDatabases()) {
         const ids = await enqueue(type, 3);
         const alone: string[] = [];
         const engine = engineFor(type, {
-          run: async (j, control) => {
-            alone.push(j.id);
-            await completeJob(db, j.id, control.owner);
-          },
+          run: completesAlone(alone),
           batch: {
             max: 3,
             run: async (jobs, control) => {
@@ -212,10 +214,7 @@ for (const database of testDatabases()) {
         const alone: string[] = [];
         let lost: unknown;
         const engine = engineFor(type, {
-          run: async (j, control) => {
-            alone.push(j.id);
-            await completeJob(db, j.id, control.owner);
-          },
+          run: completesAlone(alone),
           batch: {
             max: 3,
             run: async (_jobs, control) => {
