@@ -183,7 +183,9 @@ export async function failJobAttempt(
 /** Makes jobs held by workers of a previous run of this process claimable at once. */
 export async function releaseLeases(db: Queryable, exceptOwner: string): Promise<number> {
   const { rowCount } = await db.query(
-    `UPDATE jobs SET lease_expires_at = now() WHERE status = 'processing' AND lease_owner IS DISTINCT FROM $1`,
+    // A second in the past: a claim in the same clock tick (PGlite's clock is coarse) compares
+    // lease_expires_at < now() and would not see the lease as expired yet.
+    `UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE status = 'processing' AND lease_owner IS DISTINCT FROM $1`,
     [exceptOwner],
   );
   return rowCount;

@@ -198,7 +198,7 @@ for (const database of testDatabases()) {
         assert.equal(rows[0]!.n, 64, 'the first write of the batch happened');
 
         // The next start releases the dead worker's leases (as `releaseLeases` does); each job resumes alone.
-        await app.db.query('UPDATE jobs SET lease_expires_at = now() WHERE id = ANY($1::uuid[])', [jobs.map((j) => j.id)]);
+        await app.db.query(`UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])`, [jobs.map((j) => j.id)]);
         const { batches, alone } = spy(app);
         await app.runtime.engine.drain(['ingestion']);
         assert.deepEqual(batches, []);
