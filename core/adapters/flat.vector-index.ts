@@ -108,7 +108,7 @@ export class Segment<O extends Owner> {
     if (this.mirror !== undefined) this.scanner!.append(this.mirror, first * d, this.data.subarray(first * d, this.rows * d));
     else if (this.scanner?.offloads(this.rows * d)) {
       this.mirror = this.scanner.segmentId();
-      this.scanner.replace(this.mirror, this.data.subarray(0, this.rows * d));
+      this.scanner.replace(this.mirror, d, this.data.subarray(0, this.rows * d));
     }
   }
 
@@ -151,7 +151,7 @@ export class Segment<O extends Owner> {
     this.rowOwners = rowOwners;
     this.rows = chunkIds.length;
     this.dead = 0;
-    if (this.mirror !== undefined) this.scanner!.replace(this.mirror, this.data.subarray(0, this.rows * d));
+    if (this.mirror !== undefined) this.scanner!.replace(this.mirror, d, this.data.subarray(0, this.rows * d));
   }
 
   /**
@@ -184,7 +184,7 @@ export class Segment<O extends Owner> {
     const scan = async (k: number, only: Int32Array | null): Promise<ScanMatches> => {
       if (mirror !== undefined && this.scanner!.offloads(dataset.length)) {
         try {
-          return await this.scanner!.scan(mirror, dataset.length, query, d, k, only);
+          return await this.scanner!.scan(mirror, dataset.length, query, k, only);
         } catch {
           // The worker failed: this thread still has the rows.
         }

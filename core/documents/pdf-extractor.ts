@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { typescriptWorkerSource } from '../shared/typescript-worker.js';
 import { errors } from '../errors.js';
 import type { ExtractionFailure, ExtractionReply, ExtractionRequest } from './pdf-extractor.worker.js';
 
@@ -27,28 +28,8 @@ export interface PdfExtractorOptions {
   maxHeapMb?: number;
 }
 
-/**
- * The worker's entry script. On Node 20 tsx's `--import` hooks are not active inside worker
- * threads (tsx registers them on the main thread only), so the worker registers tsx itself to load
- * its TypeScript module, the same under `tsx api/main.ts` and under mocha. pdf-parse is imported
- * before that, and tsx unregistered after it: loading pdf.js's 3 MB of JavaScript through tsx's
- * hooks takes seconds instead of a tenth of one.
- */
-const WORKER_BOOTSTRAP = `
-const pdfParse = ${JSON.stringify(import.meta.resolve('pdf-parse'))};
-const tsxApi = ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
-const workerModule = ${JSON.stringify(new URL('./pdf-extractor.worker.ts', import.meta.url).href)};
-import(pdfParse)
-  .then(() => import(tsxApi))
-  .then(async (tsx) => {
-    const unregister = tsx.register();
-    try {
-      await import(workerModule);
-    } finally {
-      await unregister();
-    }
-  });
-`;
+/** The worker's entry script; pdf-parse is loaded before tsx's hooks (see typescriptWorkerSource). */
+const WORKER_BOOTSTRAP = typescriptWorkerSource(new URL('./pdf-extractor.worker.ts', import.meta.url), ['pdf-parse']);
 
 const FAILURE_MESSAGES: Record<ExtractionFailure, string> = {
   invalid: 'The file is not a valid PDF or is damaged; no text could be extracted.',

@@ -1,0 +1,49 @@
+/**
+ * The vector scan worker (see VectorScanner): keeps a column-laid copy of each mirrored segment's
+ * rows and answers scans over a prefix of them. Messages are handled in the order sent, so a scan
+ * sees the rows as they were when it was asked for.
+ */
+import { parentPort } from 'node:worker_threads';
+import { ColumnVectors } from './column-scan.js';
+
+export type ScannerMessage =
+  | { op: 'replace'; segment: number; dimensions: number; data: Int8Array }
+  /** Rows from element offset `at` (a multiple of the dimensions) on. */
+  | { op: 'append'; segment: number; at: number; data: Int8Array }
+  | { op: 'drop'; segment: number }
+  /** Over the first `length` elements; only the rows `rows` when set (keys are then positions in it). */
+  | { op: 'scan'; id: number; segment: number; length: number; rows: Int32Array | null; query: Int8Array; count: number };
+
+export type ScanReply = { id: number; keys: BigUint64Array; distances: Float32Array } | { id: number; error: string };
+
+const segments = new Map<number, ColumnVectors>();
+
+function handle(m: ScannerMessage): ScanReply | undefined {
+  if (m.op === 'replace') {
+    const vectors = new ColumnVectors(m.dimensions);
+    vectors.write(0, m.data);
+    segments.set(m.segment, vectors);
+  } else if (m.op === 'append') {
+    const vectors = segments.get(m.segment);
+    vectors?.write(m.at / vectors.dimensions, m.data);
+  } else if (m.op === 'drop') {
+    segments.delete(m.segment);
+  } else {
+    const vectors = segments.get(m.segment);
+    if (!vectors) return { id: m.id, error: `segment ${m.segment} is not mirrored` };
+    const { keys, distances } = vectors.scan(m.query, m.count, m.length / vectors.dimensions, m.rows);
+    return { id: m.id, keys, distances };
+  }
+  return undefined;
+}
+
+parentPort?.on('message', (m: ScannerMessage) => {
+  let reply: ScanReply | undefined;
+  try {
+    reply = handle(m);
+  } catch (err) {
+    reply = m.op === 'scan' ? { id: m.id, error: err instanceof Error ? err.message : String(err) } : undefined;
+  }
+  if (reply && 'keys' in reply) parentPort?.postMessage(reply, [reply.keys.buffer as ArrayBuffer, reply.distances.buffer as ArrayBuffer]);
+  else if (reply) parentPort?.postMessage(reply);
+});
