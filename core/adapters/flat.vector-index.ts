@@ -3,7 +3,16 @@ import type { Database, SqlParam } from '../db/database.js';
 import { EmbeddingReader } from '../db/embeddings.js';
 import { turnEventLoop } from '../shared/event-loop.js';
 import { type DocumentIndexed, type KnownVectors, type VectorHit, type VectorIndex, type VectorIndexStatus, compareHits } from '../ports/vector-index.js';
-import { type ChunkFilter, type PlatformChunkFilter, documentMatcher, metadataMatcher } from '../search/chunk-filter.js';
+import {
+  type ChunkFilter,
+  type PlatformChunkFilter,
+  documentFilterLabels,
+  documentLabels,
+  documentMatcher,
+  metadataMatcher,
+  recordFilterLabels,
+  recordLabels,
+} from '../search/chunk-filter.js';
 import { PgVectorIndex } from './pgvector.vector-index.js';
 import { type ScanMatches, VectorScanner, scanNow } from './vector-scanner.js';
 
@@ -64,6 +73,8 @@ export class Segment<O extends Owner> {
   private chunkIds: string[] = [];
   private rowOwners: Array<O | undefined> = [];
   readonly owners = new Map<string, O>();
+  /** The owners by label (see documentLabels): a filter's labels narrow the owners it tests. */
+  private readonly labelled = new Map<string, Set<O>>();
   /** The segment's number in the scanner's worker, once it is mirrored there. */
   private mirror: number | undefined;
 
@@ -73,6 +84,8 @@ export class Segment<O extends Owner> {
     readonly subTenantId: string | null,
     /** Scans the segment off the event loop once it is large enough; without one, scans run here. */
     private readonly scanner?: VectorScanner,
+    /** An owner's labels (none by default). */
+    private readonly labels: (owner: O) => string[] = () => [],
   ) {
     this.data = new Int8Array(64 * dimensions);
   }
@@ -105,6 +118,11 @@ export class Segment<O extends Owner> {
       owner.rows.push(this.rows++);
     }
     this.owners.set(owner.key, owner);
+    for (const label of this.labels(owner)) {
+      let owners = this.labelled.get(label);
+      if (!owners) this.labelled.set(label, (owners = new Set()));
+      owners.add(owner);
+    }
     if (this.mirror !== undefined) this.scanner!.append(this.mirror, first * d, this.data.subarray(first * d, this.rows * d));
     else if (this.scanner?.offloads(this.rows * d)) {
       this.mirror = this.scanner.segmentId();
@@ -124,6 +142,11 @@ export class Segment<O extends Owner> {
     for (const row of owner.rows) this.rowOwners[row] = undefined;
     this.dead += owner.rows.length;
     this.owners.delete(key);
+    for (const label of this.labels(owner)) {
+      const owners = this.labelled.get(label);
+      owners?.delete(owner);
+      if (owners?.size === 0) this.labelled.delete(label);
+    }
     if (this.dead > 1024 && this.dead * 8 > this.rows) this.compact();
   }
 
@@ -156,7 +179,8 @@ export class Segment<O extends Owner> {
 
   /**
    * The `limit` rows closest to `query` among those whose owner `accept`s (null: every live row),
-   * exactly (over int8). When most rows pass, the whole segment is scanned (on the scanner's worker
+   * exactly (over int8). `labels` are labels every accepted owner carries: only the owners under
+   * the rarest of them are tested (a tag filter tests a tenth of a knowledge base's documents, not all). When most rows pass, the whole segment is scanned (on the scanner's worker
    * once the segment is mirrored there) and the answer filtered, scanning deeper until `limit`
    * rows pass; when under a quarter pass, they are gathered and only they are scanned. Either way the filter
    * holds inside the scan, so a filtered search returns `limit` rows whenever that many match.
@@ -165,13 +189,19 @@ export class Segment<O extends Owner> {
    * and compaction writes new memory), its row numbers are resolved against that same state, and
    * a hit whose owner was removed meanwhile is dropped.
    */
-  async nearest(query: Int8Array, limit: number, accept: ((owner: O) => boolean) | null): Promise<VectorHit[]> {
+  async nearest(query: Int8Array, limit: number, accept: ((owner: O) => boolean) | null, labels: readonly string[] = []): Promise<VectorHit[]> {
     const d = this.dimensions;
     if (!this.live || limit < 1) return [];
     let allowed = this.live;
     let accepted: O[] | undefined;
     if (accept) {
-      accepted = [...this.owners.values()].filter(accept);
+      let candidates: Iterable<O> = this.owners.values();
+      let fewest = Infinity;
+      for (const label of labels) {
+        const owners = this.labelled.get(label) ?? new Set<O>();
+        if (owners.size < fewest) [candidates, fewest] = [owners, owners.size];
+      }
+      accepted = [...candidates].filter(accept);
       allowed = accepted.reduce((n, o) => n + o.rows.length, 0);
       if (!allowed) return [];
     }
@@ -336,7 +366,7 @@ export class FlatVectorIndex implements VectorIndex {
     const matches = documentMatcher(filter);
     // The knowledge base ids come from the caller's scope; each segment's tenant is checked again.
     const segments = filter.knowledgeBaseIds.map((id) => this.knowledgeBases.get(id)).filter((s) => s?.tenantId === filter.scope.tenantId);
-    return this.nearest(segments, params, matches);
+    return this.nearest(segments, params, matches, documentFilterLabels(filter));
   }
 
   async searchPlatform(params: { filter: PlatformChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
@@ -346,6 +376,7 @@ export class FlatVectorIndex implements VectorIndex {
       params.filter.corpusIds.map((id) => this.corpora.get(id)),
       params,
       matches && ((record: IndexedRecord) => matches(record.metadata)),
+      recordFilterLabels(params.filter),
     );
   }
 
@@ -354,13 +385,14 @@ export class FlatVectorIndex implements VectorIndex {
     segments: Array<Segment<O> | undefined>,
     params: { dimensions: number; vector: Float32Array; limit: number },
     accept: ((owner: O) => boolean) | null,
+    labels: readonly string[],
   ): Promise<VectorHit[]> {
     // Changes notified before this search (a document that became ready) apply first.
     await this.queue;
     const query = quantize(params.vector);
     const scans = [...new Set(segments)]
       .filter((segment) => segment?.dimensions === params.dimensions)
-      .map((segment) => segment!.nearest(query, params.limit, accept));
+      .map((segment) => segment!.nearest(query, params.limit, accept, labels));
     return (await Promise.all(scans)).flat().sort(compareHits).slice(0, params.limit);
   }
 
@@ -386,7 +418,7 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   private knowledgeBaseSegment(id: string, dimensions: number, tenantId: string, subTenantId: string | null): Segment<IndexedDocument> {
-    return segmentOf(this.knowledgeBases, id, () => new Segment<IndexedDocument>(dimensions, tenantId, subTenantId, this.scanner));
+    return segmentOf(this.knowledgeBases, id, () => new Segment<IndexedDocument>(dimensions, tenantId, subTenantId, this.scanner, documentLabels));
   }
 
   documentsRemoved(documentIds: string[]): Promise<void> {
@@ -503,7 +535,7 @@ export class FlatVectorIndex implements VectorIndex {
     );
     for (const [key, list] of chunks) {
       const r = records.get(key)!;
-      segmentOf(this.corpora, r.corpusId, () => new Segment<IndexedRecord>(r.dimensions, null, null, this.scanner)).put({ key: r.recordId, rows: [], metadata: r.metadata }, list);
+      segmentOf(this.corpora, r.corpusId, () => new Segment<IndexedRecord>(r.dimensions, null, null, this.scanner, recordLabels)).put({ key: r.recordId, rows: [], metadata: r.metadata }, list);
     }
     return [...chunks.values()].reduce((n, list) => n + list.length, 0);
   }

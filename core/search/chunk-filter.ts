@@ -68,6 +68,25 @@ export function documentMatcher(
 }
 
 /**
+ * Labels let an in-memory index find the owners that may pass a filter without testing every
+ * owner: it keeps its owners by label, and a filter's labels are ones every owner it accepts
+ * carries (the owners under the rarest of them are then tested with the matcher).
+ */
+function ownerLabel(key: string, value: string): string {
+  return `${key}\u0000${value}`;
+}
+
+/** A document's labels: one per tag. */
+export function documentLabels(doc: { tags: Record<string, string> }): string[] {
+  return Object.entries(doc.tags).map(([key, value]) => ownerLabel(key, value));
+}
+
+/** Labels every document passing `documentMatcher(filter)` carries: its tag conditions. */
+export function documentFilterLabels(filter: ChunkFilter): string[] {
+  return documentLabels(filter);
+}
+
+/**
  * Which platform corpus chunks a search may return, applied inside the index scan like `ChunkFilter`.
  * Corpora are shared: the caller decides which corpora the tenant may search.
  */
@@ -90,6 +109,21 @@ export function metadataMatcher(filter: PlatformChunkFilter): ((metadata: Record
   const wanted = Object.entries(filter.metadata);
   if (!wanted.length) return null;
   return (metadata) => wanted.every(([key, value]) => metadataText(metadata[key]) === value);
+}
+
+/** A corpus record's labels: one per metadata value that a metadata filter can equal. */
+export function recordLabels(record: { metadata: Record<string, unknown> }): string[] {
+  const labels: string[] = [];
+  for (const [key, value] of Object.entries(record.metadata)) {
+    const text = metadataText(value);
+    if (text !== undefined) labels.push(ownerLabel(key, text));
+  }
+  return labels;
+}
+
+/** Labels every record passing `metadataMatcher(filter)` carries: its metadata conditions. */
+export function recordFilterLabels(filter: PlatformChunkFilter): string[] {
+  return Object.entries(filter.metadata).map(([key, value]) => ownerLabel(key, value));
 }
 
 /** SQL condition over platform_chunks aliased `alias`, with its parameters added to `params`. */

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { FlatVectorIndex, type Owner, Segment, quantize } from '../../core/adapters/flat.vector-index.js';
+import { FlatVectorIndex, type IndexedDocument, type Owner, Segment, quantize } from '../../core/adapters/flat.vector-index.js';
 import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import { VectorScanner } from '../../core/adapters/vector-scanner.js';
-import type { ChunkFilter } from '../../core/search/chunk-filter.js';
+import { type ChunkFilter, documentFilterLabels, documentLabels, documentMatcher } from '../../core/search/chunk-filter.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp, waitForJob } from '../support/app.js';
@@ -65,6 +65,33 @@ describe('flat vector index: one segment', () => {
     const few = new Set(['o2001', 'o2500', 'o2999']);
     const filtered = await segment.nearest(quantize(randomUnitVector(random, DIMENSIONS)), 10, (o) => few.has(o.key));
     assert.deepEqual(filtered.map((h) => h.chunkId).sort(), ['c2001', 'c2500', 'c2999']);
+  });
+
+  it('tests only the owners under the rarest of a filter\'s labels, and keeps labels current as owners change', async () => {
+    const random = seededRandom(13);
+    const segment = new Segment<IndexedDocument>(DIMENSIONS, 't', null, undefined, documentLabels);
+    const put = (i: number, tags: Record<string, string>) =>
+      segment.put({ key: `o${i}`, rows: [], subTenantId: null, tags, createdAt: new Date(0), title: `t${i}` }, [
+        { id: `c${i}`, vector: randomUnitVector(random, DIMENSIONS) },
+      ]);
+    for (let i = 0; i < 200; i++) put(i, { team: i % 2 ? 'a' : 'b', year: String(2000 + (i % 10)) });
+    const search = async (tags: Record<string, string>) => {
+      const filter: ChunkFilter = { scope: { tenantId: 't', subTenantId: null }, knowledgeBaseIds: [], tags };
+      let tested = 0;
+      const matcher = documentMatcher(filter)!;
+      const accept = (doc: IndexedDocument) => (tested++, matcher(doc));
+      const hits = await segment.nearest(quantize(randomUnitVector(random, DIMENSIONS)), 500, accept, documentFilterLabels(filter));
+      return { ids: hits.map((h) => Number(h.chunkId.slice(1))).sort((x, y) => x - y), tested };
+    };
+    const both = await search({ team: 'a', year: '2003' });
+    assert.deepEqual(both.ids, Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 2 === 1 && i % 10 === 3));
+    assert.equal(both.tested, 20, 'only the owners of the rarer label (year 2003) are tested');
+    put(3, { team: 'b', year: '2003' });
+    segment.remove('o13');
+    const after = await search({ team: 'a', year: '2003' });
+    assert.ok(!after.ids.includes(3) && !after.ids.includes(13), 'a re-labelled or removed owner is no longer found');
+    assert.deepEqual((await search({ team: 'b', year: '2003' })).ids, [3]);
+    assert.deepEqual((await search({ team: 'c' })).ids, [], 'a label nobody carries finds nothing');
   });
 
   it('scans large segments on a worker thread; a scan in flight while rows are removed and compacted returns only live rows', async () => {
