@@ -42,7 +42,11 @@ parentPort?.on('message', (m: ScannerMessage) => {
   try {
     reply = handle(m);
   } catch (err) {
-    reply = m.op === 'scan' ? { id: m.id, error: err instanceof Error ? err.message : String(err) } : undefined;
+    const error = err instanceof Error ? err.message : String(err);
+    if (m.op === 'scan') reply = { id: m.id, error };
+    // A mirror that missed rows (its memory could not grow, say) would answer from stale rows:
+    // it is dropped, so its scans fail and the segment scans on its own thread instead.
+    else segments.delete(m.segment);
   }
   if (reply && 'keys' in reply) parentPort?.postMessage(reply, [reply.keys.buffer as ArrayBuffer, reply.distances.buffer as ArrayBuffer]);
   else if (reply) parentPort?.postMessage(reply);

@@ -94,6 +94,24 @@ describe('flat vector index: one segment', () => {
     assert.deepEqual((await search({ team: 'c' })).ids, [], 'a label nobody carries finds nothing');
   });
 
+  it('drops a mirror that failed to take rows, so its scans fail over to the calling thread instead of answering from stale rows', async () => {
+    const scanner = new VectorScanner(1, 0);
+    try {
+      const random = seededRandom(17);
+      const rows = new Int8Array(10 * DIMENSIONS);
+      for (let r = 0; r < 10; r++) quantize(randomUnitVector(random, DIMENSIONS), rows, r * DIMENSIONS);
+      const segment = scanner.segmentId();
+      scanner.replace(segment, DIMENSIONS, rows);
+      const query = rows.slice(3 * DIMENSIONS, 4 * DIMENSIONS);
+      assert.equal(Number((await scanner.scan(segment, rows.length, query, 1)).keys[0]), 3, 'the mirror answers');
+      // Rows 20.. with 10..19 missing: the worker cannot take them.
+      scanner.append(segment, 20 * DIMENSIONS, rows);
+      await assert.rejects(scanner.scan(segment, 30 * DIMENSIONS, query, 1), /not mirrored/);
+    } finally {
+      await scanner.close();
+    }
+  });
+
   it('scans large segments on a worker thread; a scan in flight while rows are removed and compacted returns only live rows', async () => {
     const scanner = new VectorScanner(1, 64 * 1024);
     try {
