@@ -180,10 +180,12 @@ export class Segment<O extends Owner> {
   /**
    * The `limit` rows closest to `query` among those whose owner `accept`s (null: every live row),
    * exactly (over int8). `labels` are labels every accepted owner carries: only the owners under
-   * the rarest of them are tested (a tag filter tests a tenth of a knowledge base's documents, not all). When most rows pass, the whole segment is scanned (on the scanner's worker
-   * once the segment is mirrored there) and the answer filtered, scanning deeper until `limit`
-   * rows pass; when under a quarter pass, they are gathered and only they are scanned. Either way the filter
-   * holds inside the scan, so a filtered search returns `limit` rows whenever that many match.
+   * the rarest of them are tested (a tag filter tests a tenth of a knowledge base's documents, not
+   * all). When most rows pass, the whole segment is scanned (on the scanner's worker once the
+   * segment is mirrored there) and the answer filtered, scanning deeper until `limit` rows pass;
+   * when under a quarter pass, only they are scanned (listed to the worker, gathered here). Either
+   * way the filter holds inside the scan, so a filtered search returns `limit` rows whenever that
+   * many match.
    *
    * A scan reads the rows as they were when it started (rows added meanwhile are past its end,
    * and compaction writes new memory), its row numbers are resolved against that same state, and
@@ -221,9 +223,10 @@ export class Segment<O extends Owner> {
       }
       return scanNow(only ? this.gather(data, only) : dataset, query, d, k, this.threads);
     };
-    // Gathering costs a copy of every passing row; a full scan reads every row and, filtered, must
-    // go deep (k of ~20× the limit at a 10% filter, which usearch's top-k selection pays for). Under
-    // a quarter of the rows, gathering is cheaper (100k chunks, 10% filter: vector search 12 → 6 ms).
+    // Here, gathering costs a copy of every passing row; a full scan reads every row and, filtered,
+    // must go deep (k of ~20× the limit at a 10% filter, which usearch's top-k selection pays for).
+    // Under a quarter of the rows, gathering is cheaper (100k chunks, 10% filter: 12 → 6 ms). The
+    // worker's column scan reads the same columns either way and selects among the listed rows only.
     if (accepted && allowed * 4 < this.live) {
       const only = new Int32Array(allowed);
       let n = 0;

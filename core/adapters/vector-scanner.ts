@@ -29,7 +29,7 @@ const WORKER_SOURCE = typescriptWorkerSource(new URL('./vector-scan.worker.ts', 
  * kept by the segment as it changes: the whole segment when it first reaches that size or is
  * compacted, the new rows when rows are added. The copy is laid out by column (ColumnVectors), so
  * a scan reads only the query's non-zero dimensions: with the built-in embedder, 100k chunks scan
- * in ~2.5 ms instead of ~17 ms (bench/vector-scan.bench.ts); a dense query costs what a row-wise
+ * in ~3 ms instead of ~19 ms (bench/vector-scan.bench.ts); a dense query costs what a row-wise
  * scan does. This costs a second copy of those vectors in memory. Smaller segments are scanned on
  * the calling thread with usearch (a round trip to the worker costs more than their scan), as is
  * everything once the worker failed.
