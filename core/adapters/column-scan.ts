@@ -114,7 +114,7 @@ export class ColumnVectors {
       }
     }
     const blocksAt = this.dataStart + this.capacityBlocks * this.blockBytes;
-    const outAt = blocksAt + 4 * listed;
+    const outAt = blocksAt + Math.ceil(listed / 16) * 64; // the sums 64-byte aligned
     this.reserve(this.capacityBlocks, outAt + 4 * BLOCK_ROWS * listed - blocksAt);
     const buffer = this.wasm.memory.buffer;
     const ints = new Int32Array(buffer);
