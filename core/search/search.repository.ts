@@ -120,20 +120,31 @@ export class LexemeFrequencies {
   }
 }
 
-/** The query's words with their lexemes under every configuration, and how common each word is. */
+/**
+ * The query's words with their lexemes under every configuration, and how common each word is.
+ * The configurations are written into the statement, each word's tsvectors concatenated (which
+ * merges equal lexemes): half the cost of joining the words with an array of configurations and
+ * grouping (~0.6 against ~1.1 ms a query). Lexemes holding a backslash are left out (a tsquery
+ * would read it as an escape).
+ */
 async function queryWords(db: Queryable, query: string, configs: readonly string[], frequencies: Map<string, number>): Promise<QueryWord[]> {
-  const { rows } = await db.query<{ w: string; lexemes: string[] }>(
-    `WITH words AS (SELECT DISTINCT w FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w)
-     SELECT w, array_agg(DISTINCT l) AS lexemes FROM words, unnest($2::regconfig[]) AS cfg,
-       LATERAL unnest(tsvector_to_array(to_tsvector(cfg, w))) AS l
-     WHERE position('\\' in l) = 0
-     GROUP BY w`,
-    [query, [...configs]],
+  if (!configs.length) return [];
+  const normalised = configs.map((config) => {
+    if (!/^[a-z_]+$/.test(config)) throw new Error(`invalid text-search configuration ${config}`);
+    return `to_tsvector('${config}', w)`;
+  });
+  const { rows } = await db.query<{ lexemes: string[] }>(
+    `SELECT tsvector_to_array(${normalised.join(' || ')}) AS lexemes
+     FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w`,
+    [query],
   );
-  return rows.map((r) => ({
-    lexemes: r.lexemes,
-    frequency: Math.min(1, r.lexemes.reduce((sum, l) => sum + (frequencies.get(l) ?? 0), 0)),
-  }));
+  return rows
+    .map((r) => r.lexemes.filter((l) => !l.includes('\\')))
+    .filter((lexemes) => lexemes.length)
+    .map((lexemes) => ({
+      lexemes,
+      frequency: Math.min(1, lexemes.reduce((sum, l) => sum + (frequencies.get(l) ?? 0), 0)),
+    }));
 }
 
 /** A tsquery selecting the rows a keyword search ranks. */

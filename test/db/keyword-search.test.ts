@@ -74,6 +74,15 @@ describe('keyword search: which rows are ranked', () => {
       await db?.close();
     });
 
+    it('normalises each query word with every configuration given: an inflected form finds the stemmed chunks', async () => {
+      const count = async (query: string, with_: readonly string[]) =>
+        (await keywordSearch(db, { filter, query, configs: with_, limit: 50, frequencies })).length;
+      assert.equal(await count('cartridge', configs), 3, "english stems 'cartridge' as the chunks' 'cartridges'");
+      assert.equal(await count('cartridge', ['simple']), 0, 'unstemmed, the forms differ');
+      assert.equal(await count('cartridge', []), 0, 'no configuration, no words');
+      await assert.rejects(count('cartridge', ["english', w) --"]), /invalid text-search configuration/);
+    });
+
     it('ranks only the chunks holding a rare word, by every word', async () => {
       const hits = await keywordSearch(db, { filter, query: 'printer zyxel', configs, limit: 50, frequencies });
       assert.equal(hits.length, 2, 'printer is in every chunk: it ranks, it does not select');
