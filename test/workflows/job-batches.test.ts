@@ -32,12 +32,20 @@ for (const database of testDatabases()) {
       return (await findJobById(db, id))!;
     }
 
-    /** A job's `run` that records the job in `alone` and completes it. */
-    function completesAlone(alone: string[]): JobDefinition['run'] {
-      return async (j, control) => {
-        alone.push(j.id);
-        await completeJob(db, j.id, control.owner);
-      };
+    /**
+     * An engine that runs jobs of `type` in batches of up to 3 with `batch`, and a job claimed
+     * alone by recording it in `alone` and completing it.
+     */
+    function batchingEngine(type: string, batch: NonNullable<JobDefinition['batch']>['run']) {
+      const alone: string[] = [];
+      const engine = engineFor(type, {
+        run: async (j, control) => {
+          alone.push(j.id);
+          await completeJob(db, j.id, control.owner);
+        },
+        batch: { max: 3, run: batch },
+      });
+      return { engine, alone };
     }
 
     function engineFor(type: string, definition: JobDefinition) {
@@ -114,25 +122,18 @@ for (const database of testDatabases()) {
         const type = newType();
         const ids = await enqueue(type, 7);
         const batches: string[][] = [];
-        const alone: string[] = [];
-        const engine = engineFor(type, {
-          run: completesAlone(alone),
-          batch: {
-            max: 3,
-            run: async (jobs, control) => {
-              const batchIds = jobs.map((j) => j.id);
-              batches.push(batchIds);
-              await db.query(`UPDATE jobs SET lease_expires_at = now() + interval '1 second' WHERE id = ANY($1::uuid[])`, [batchIds]);
-              await control.heartbeat();
-              const { rows } = await db.query<{ n: number }>(
-                `SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1::uuid[]) AND lease_expires_at > now() + interval '20 seconds'`,
-                [batchIds],
-              );
-              assert.equal(rows[0]!.n, jobs.length, 'the heartbeat extended every lease of the batch');
-              assert.equal(await completeJobs(db, batchIds, control.owner), jobs.length);
-              return [];
-            },
-          },
+        const { engine, alone } = batchingEngine(type, async (jobs, control) => {
+          const batchIds = jobs.map((j) => j.id);
+          batches.push(batchIds);
+          await db.query(`UPDATE jobs SET lease_expires_at = now() + interval '1 second' WHERE id = ANY($1::uuid[])`, [batchIds]);
+          await control.heartbeat();
+          const { rows } = await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1::uuid[]) AND lease_expires_at > now() + interval '20 seconds'`,
+            [batchIds],
+          );
+          assert.equal(rows[0]!.n, jobs.length, 'the heartbeat extended every lease of the batch');
+          assert.equal(await completeJobs(db, batchIds, control.owner), jobs.length);
+          return [];
         });
         assert.equal(await engine.drain([type]), 7);
         assert.deepEqual(batches, [ids.slice(0, 3), ids.slice(3, 6)]);
@@ -192,16 +193,9 @@ for (const database of testDatabases()) {
       it('runs the jobs a batch hands back one by one', async () => {
         const type = newType();
         const ids = await enqueue(type, 3);
-        const alone: string[] = [];
-        const engine = engineFor(type, {
-          run: completesAlone(alone),
-          batch: {
-            max: 3,
-            run: async (jobs, control) => {
-              await completeJobs(db, [jobs[0]!.id, jobs[2]!.id], control.owner);
-              return [jobs[1]!];
-            },
-          },
+        const { engine, alone } = batchingEngine(type, async (jobs, control) => {
+          await completeJobs(db, [jobs[0]!.id, jobs[2]!.id], control.owner);
+          return [jobs[1]!];
         });
         await engine.drain([type]);
         assert.deepEqual(alone, [ids[1]]);
@@ -211,23 +205,16 @@ for (const database of testDatabases()) {
       it('leaves a job whose lease was lost in a batch to its new worker, and runs the others alone', async () => {
         const type = newType();
         const [j1, stolen, j3] = (await enqueue(type, 3)) as [string, string, string];
-        const alone: string[] = [];
         let lost: unknown;
-        const engine = engineFor(type, {
-          run: completesAlone(alone),
-          batch: {
-            max: 3,
-            run: async (_jobs, control) => {
-              await db.query(`UPDATE jobs SET lease_owner = 'another-worker' WHERE id = $1`, [stolen]);
-              try {
-                await control.heartbeat();
-              } catch (err) {
-                lost = err;
-                throw err;
-              }
-              return [];
-            },
-          },
+        const { engine, alone } = batchingEngine(type, async (_jobs, control) => {
+          await db.query(`UPDATE jobs SET lease_owner = 'another-worker' WHERE id = $1`, [stolen]);
+          try {
+            await control.heartbeat();
+          } catch (err) {
+            lost = err;
+            throw err;
+          }
+          return [];
         });
         await engine.drain([type]);
         assert.ok(lost instanceof LeaseLostError);
