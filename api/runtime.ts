@@ -4,14 +4,17 @@ import { JwksTokenVerifier } from '../core/adapters/jwks.token-verifier.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { MemoryRateLimitStore } from '../core/adapters/memory.rate-limit-store.js';
 import { OpenAiEmbedder } from '../core/adapters/openai.embedder.js';
+import { FlatKeywordIndex } from '../core/adapters/flat.keyword-index.js';
 import { FlatVectorIndex } from '../core/adapters/flat.vector-index.js';
 import { PgVectorIndex } from '../core/adapters/pgvector.vector-index.js';
+import { PostgresKeywordIndex } from '../core/adapters/postgres.keyword-index.js';
 import { PostgresRateLimitStore } from '../core/adapters/postgres.rate-limit-store.js';
 import { TransformersEmbedder } from '../core/adapters/transformers.embedder.js';
 import type { Config } from '../core/config.js';
 import type { Database } from '../core/db/database.js';
 import { PdfExtractor } from '../core/documents/pdf-extractor.js';
 import type { Embedder } from '../core/ports/embedder.js';
+import type { KeywordIndex } from '../core/ports/keyword-index.js';
 import type { VectorIndex } from '../core/ports/vector-index.js';
 import { ApertiumTranslator } from '../core/adapters/apertium.translator.js';
 import { CompositeTranslator } from '../core/adapters/composite.translator.js';
@@ -35,6 +38,7 @@ export type RuntimeConfig = Pick<
   | 'languageDetectionDataset'
   | 'jobs'
   | 'vectorIndex'
+  | 'keywordIndex'
   | 'database'
   | 'billingEnabled'
   | 'dpaCurrentVersion'
@@ -73,8 +77,13 @@ export function createEmbedder(config: RuntimeConfig): Embedder {
 export function createVectorIndex(db: Database, config: RuntimeConfig, embedder: Embedder, log: Logger): VectorIndex {
   const v = config.vectorIndex;
   return v.kind === 'flat'
-    ? new FlatVectorIndex(db, embedder.id, log.child({ component: 'vector-index' }), { threads: v.searchThreads })
+    ? new FlatVectorIndex(db, embedder.id, log.child({ component: 'vector-index' }), { threads: v.searchThreads, keywords: config.keywordIndex === 'flat' })
     : new PgVectorIndex(db, v);
+}
+
+/** The keyword search the configuration asks for: in memory over a flat vector index's lexemes, or in the database. */
+export function createKeywordIndex(db: Database, config: RuntimeConfig, vectorIndex: VectorIndex): KeywordIndex {
+  return config.keywordIndex === 'flat' && vectorIndex instanceof FlatVectorIndex ? new FlatKeywordIndex(db, vectorIndex) : new PostgresKeywordIndex(db);
 }
 
 /**
@@ -132,6 +141,7 @@ export async function createRuntime(
     embedder,
     languageDetector: overrides.languageDetector ?? (await EldLanguageDetector.load(config.languageDetectionDataset)),
     vectorIndex,
+    keywordIndex: overrides.keywordIndex ?? createKeywordIndex(db, config, vectorIndex),
     pdf,
     engine,
     rateLimits:

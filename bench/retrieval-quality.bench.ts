@@ -22,8 +22,10 @@
  * configuration (Lore ORs the lexemes of all of them), and ts_rank_cd (cover density, Lore's ranking
  * until 2026-11) in place of ts_rank, with every query word selecting rows.
  *
- * `--match-row-budget N` sets the keyword search's row budget (default MATCH_ROW_BUDGET, 1,000): about
- * 70 makes these ~7,000-chunk knowledge bases select and narrow rows as a 100k-chunk one does.
+ * Keyword search is the configured one (KEYWORD_INDEX; in memory by default, which ranks every row
+ * holding a query word). `--match-row-budget N` searches in the database instead
+ * (PostgresKeywordIndex) with that row budget (MATCH_ROW_BUDGET is 1,000): about 70 makes these
+ * ~7,000-chunk knowledge bases select and narrow rows as a 100k-chunk one does.
  *
  * Needs apt-get and dpkg (Debian/Ubuntu) the first time: the packages are downloaded into
  * `--cache` (default `.bench/libreoffice`, git-ignored) and unpacked there; later runs reuse them.
@@ -42,6 +44,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type { RequestContext } from '../core/context.js';
 import type { Database } from '../core/db/database.js';
+import { PostgresKeywordIndex } from '../core/adapters/postgres.keyword-index.js';
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from '../core/search/fusion.js';
@@ -101,7 +104,7 @@ const maxRelevant = count('max-relevant', values['max-relevant']);
 const checkCount = count('check', values.check);
 // The keyword search's row budget (MATCH_ROW_BUDGET); a small one makes these ~7k-chunk knowledge
 // bases behave as 100k-chunk ones do (the narrowing to rows holding two of the rarest words).
-const matchRowBudget = values['match-row-budget'] === undefined ? DEFAULT_SEARCH_OPTIONS.matchRowBudget : count('match-row-budget', values['match-row-budget']);
+const matchRowBudget = values['match-row-budget'] === undefined ? undefined : count('match-row-budget', values['match-row-budget']);
 const querySets = oneOf<QuerySet>('query-sets', list(values['query-sets']), ['entries', 'heads']);
 const VARIANT_GROUPS = ['k', 'weights', 'candidates', 'chunks'] as const;
 type VariantGroup = (typeof VARIANT_GROUPS)[number];
@@ -168,9 +171,10 @@ async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<I
     const chunks = await db.query<{ id: string; document_id: string }>('SELECT id, document_id FROM chunks WHERE knowledge_base_id = $1', [kb.id]);
     const pageOfChunk = new Map(chunks.rows.map((c) => [c.id, pageOfDocument.get(c.document_id)!]));
     const { embedder, vectorIndex } = services.adapters;
+    const keywordIndex = matchRowBudget === undefined ? services.adapters.keywordIndex : new PostgresKeywordIndex(db, matchRowBudget);
     return {
       db,
-      search: (options) => new SearchService(db, embedder, vectorIndex, { ...options, matchRowBudget }),
+      search: (options) => new SearchService(db, embedder, vectorIndex, keywordIndex, options),
       ctx: lore.ctx,
       knowledgeBaseId: kb.id,
       pageOfDocument,

@@ -1,6 +1,7 @@
 /**
  * Retrieval at scale on the embedded topology (PGlite + full-text search, with the flat in-process
- * vector index by default, or pgvector HNSW with VECTOR_INDEX=pgvector) with the default lexical
+ * vector index by default, or pgvector HNSW with VECTOR_INDEX=pgvector; keyword search in memory
+ * by default with the flat index, or in the database with KEYWORD_INDEX=postgres) with the default lexical
  * embedder. For each corpus size it prints:
  *
  *  1. ingestion throughput through the real path (DocumentService.ingest stores and queues each
@@ -20,7 +21,7 @@
  * recall runs stop at a time budget per configuration (a query that scans 100k chunks exactly
  * takes seconds), and say how many queries they measured.
  *
- * Usage: [VECTOR_INDEX=flat|pgvector] node --import tsx bench/retrieval-scale.bench.ts [--sizes 10000,100000] [--queries 300]
+ * Usage: [VECTOR_INDEX=flat|pgvector] [KEYWORD_INDEX=flat|postgres] node --import tsx bench/retrieval-scale.bench.ts [--sizes 10000,100000] [--queries 300]
  *   [--rounds 3] [--run-seconds 30] [--recall-queries 200] [--recall-seconds 30]
  *   [--ef-search 40,100,200] [--concurrency N] [--trials 1,2,4] [--trial-chunks 2000]
  *   [--storage disk|memory] [--keep-data DIR] [--seed 42]
@@ -192,7 +193,7 @@ async function runSize(size: number, concurrency: number, ingestOnly: boolean): 
   const db = await openPgliteDatabase(dataDir, database.kind === 'embedded' ? { sharedBuffers: database.sharedBuffers } : {});
   try {
     await migrate(db);
-    const config = loadConfig({ JOB_CONCURRENCY: String(concurrency), LOG_LEVEL: 'silent', VECTOR_INDEX: process.env.VECTOR_INDEX });
+    const config = loadConfig({ JOB_CONCURRENCY: String(concurrency), LOG_LEVEL: 'silent', VECTOR_INDEX: process.env.VECTOR_INDEX, KEYWORD_INDEX: process.env.KEYWORD_INDEX });
     const runtime = await createRuntime(db, config, log);
     runtime.maintenance?.start(); // as `npm start` does: planner statistics, vacuum
     try {
@@ -377,15 +378,15 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     source_language: 'auto',
     ...(filtered ? { filters: { [`tags.${filterKey}`]: filterValue } } : {}),
   });
-  const { embedder } = services.adapters;
+  const { embedder, vectorIndex, keywordIndex } = services.adapters;
   // The product's own SearchService, plus (pgvector) the same service over a probed index to show the plan.
   const probe = new VectorQueryProbe(db);
   const pgvector = services.adapters.vectorIndex.kind === 'postgres';
   const searchers = {
     product: services.search,
-    vector: new SearchService(db, embedder, services.adapters.vectorIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'vector' }),
-    keyword: new SearchService(db, embedder, services.adapters.vectorIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
-    probed: new SearchService(db, embedder, pgvector ? new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex) : services.adapters.vectorIndex),
+    vector: new SearchService(db, embedder, vectorIndex, keywordIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'vector' }),
+    keyword: new SearchService(db, embedder, vectorIndex, keywordIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
+    probed: new SearchService(db, embedder, pgvector ? new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex) : vectorIndex, keywordIndex),
   };
   for (let i = 0; i < WARMUP_QUERIES; i++) await services.search.query(ctx, request(queries[i % queries.length]!, i % 2 === 1));
 
@@ -629,7 +630,7 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   console.log(
     `retrieval at scale: embedded (PGlite ${options.storage === 'memory' ? 'in memory' : 'in a directory'}, shared_buffers ${process.env.PGLITE_SHARED_BUFFERS ?? '128MB (default)'}), ` +
-      `vector index ${process.env.VECTOR_INDEX ?? 'flat (default)'}, lexical embedder, ` +
+      `vector index ${process.env.VECTOR_INDEX ?? 'flat (default)'}, keyword index ${process.env.KEYWORD_INDEX ?? 'default'}, lexical embedder, ` +
       `${DEFAULT_DIMENSIONS} dimensions, seed ${options.seed}; load average at the start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
   );
   const results: SizeResult[] = [];

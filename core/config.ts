@@ -53,6 +53,7 @@ const envSchema = z.object({
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3600).default(2),
   JOBS_ENABLED: boolFromEnv.default(true),
   VECTOR_INDEX: z.enum(['flat', 'pgvector']).optional(),
+  KEYWORD_INDEX: z.enum(['flat', 'postgres']).optional(),
   VECTOR_SEARCH_THREADS: z.coerce.number().int().min(0).max(256).default(0),
   VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(4_000),
   HNSW_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(400),
@@ -116,6 +117,11 @@ export interface Config {
    * shared by API replicas). The threshold and ef_search tune pgvector, the threads the flat scan.
    */
   vectorIndex: { kind: 'flat' | 'pgvector'; exactScanThreshold: number; efSearch: number; searchThreads: number };
+  /**
+   * `flat`: keyword search ranks in memory over the flat vector index's copy of the chunks'
+   * lexemes (needs VECTOR_INDEX=flat; its default); `postgres`: in the database (GIN index).
+   */
+  keywordIndex: 'flat' | 'postgres';
   billingEnabled: boolean;
   dpaCurrentVersion: number;
   /** Proxies whose X-Forwarded-For is believed when finding a client's IP (none by default). */
@@ -209,6 +215,10 @@ export function loadConfig(env: Env = process.env): Config {
   const database: Config['database'] = e.DATABASE_URL
     ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
     : { kind: 'embedded', sharedBuffers: e.PGLITE_SHARED_BUFFERS };
+  const vectorIndex = e.VECTOR_INDEX ?? (database.kind === 'embedded' ? 'flat' : 'pgvector');
+  // The in-memory keyword search lives in the flat vector index's segments.
+  const keywordIndex = e.KEYWORD_INDEX ?? (vectorIndex === 'flat' ? 'flat' : 'postgres');
+  if (keywordIndex === 'flat' && vectorIndex !== 'flat') fail('KEYWORD_INDEX', 'flat needs VECTOR_INDEX=flat');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -235,11 +245,12 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
     },
     vectorIndex: {
-      kind: e.VECTOR_INDEX ?? (database.kind === 'embedded' ? 'flat' : 'pgvector'),
+      kind: vectorIndex,
       exactScanThreshold: e.VECTOR_EXACT_SCAN_THRESHOLD,
       efSearch: e.HNSW_EF_SEARCH,
       searchThreads: e.VECTOR_SEARCH_THREADS,
     },
+    keywordIndex,
     billingEnabled: e.BILLING_ENABLED,
     dpaCurrentVersion: e.DPA_CURRENT_VERSION,
     trustedProxies: (e.TRUSTED_PROXIES ?? '').split(',').map((v) => v.trim()).filter(Boolean),

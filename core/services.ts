@@ -17,6 +17,7 @@ import { ApiKeyService } from './keys/api-key.service.js';
 import { KnowledgeBaseService } from './knowledge-bases/knowledge-base.service.js';
 import type { Embedder } from './ports/embedder.js';
 import type { LanguageDetector } from './ports/language-detector.js';
+import type { KeywordIndex } from './ports/keyword-index.js';
 import type { VectorIndex } from './ports/vector-index.js';
 import type { WorkflowEngine } from './ports/workflow-engine.js';
 import { QueryService } from './search/query.service.js';
@@ -39,6 +40,7 @@ export interface Adapters {
   embedder: Embedder;
   languageDetector: LanguageDetector;
   vectorIndex: VectorIndex;
+  keywordIndex: KeywordIndex;
   pdf: PdfExtractor;
   engine: WorkflowEngine;
   rateLimits: RateLimitStore;
@@ -86,7 +88,7 @@ export function createServices(
   const billing = new BillingService(db, adapters.engine, clock, { enabled: config.billingEnabled });
   const usage = new UsageService(db, billing, clock);
   const dpa = new DpaService(db, config.dpaCurrentVersion);
-  const search = new SearchService(db, adapters.embedder, adapters.vectorIndex);
+  const search = new SearchService(db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex);
   const signingKeys = new SigningKeys(db, { file: config.oauth.signingKeyFile });
   const subTenants = new SubTenantService(db, keys, billing, clock, adapters.vectorIndex);
   const translation = new TranslationService(db, adapters.translator ?? new CompositeTranslator([]), adapters.languageDetector, clock);

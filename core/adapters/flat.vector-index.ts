@@ -13,6 +13,9 @@ import {
   recordFilterLabels,
   recordLabels,
 } from '../search/chunk-filter.js';
+import { tsvectorCounts } from '../db/tsvector.js';
+import type { KeywordHit } from '../ports/keyword-index.js';
+import { KeywordPostings } from './keyword-postings.js';
 import { PgVectorIndex } from './pgvector.vector-index.js';
 import { type ScanMatches, VectorScanner, scanNow } from './vector-scanner.js';
 
@@ -27,9 +30,21 @@ export interface FlatVectorIndexOptions {
    * 4 MiB is ~4,000 chunks of 1,024 dimensions, a scan of ~0.2 ms.
    */
   workerMinBytes: number;
+  /**
+   * Whether segments also keep their chunks' lexemes, for the in-memory keyword search
+   * (FlatKeywordIndex; KEYWORD_INDEX=flat).
+   */
+  keywords: boolean;
 }
 
-export const DEFAULT_FLAT_OPTIONS: FlatVectorIndexOptions = { threads: 0, loadPageSize: 1000, workerMinBytes: 4 * 1024 * 1024 };
+export const DEFAULT_FLAT_OPTIONS: FlatVectorIndexOptions = { threads: 0, loadPageSize: 1000, workerMinBytes: 4 * 1024 * 1024, keywords: true };
+
+/** A chunk as a segment takes it: its vector (unless the segment keeps none) and its tsvector's lexeme counts. */
+export interface SegmentChunk {
+  id: string;
+  vector?: Float32Array | undefined;
+  terms?: ReadonlyMap<string, number> | undefined;
+}
 
 /** A document (tenant chunks) or a corpus record (platform chunks): what filters look at, and its rows. */
 export interface Owner {
@@ -63,7 +78,9 @@ export function quantize(vector: Float32Array, out: Int8Array = new Int8Array(ve
 
 /**
  * The vectors of one knowledge base (or one corpus), quantized, one row per chunk in the order
- * they were added. Removing an owner leaves its rows dead until enough are dead to compact.
+ * they were added, and, when it keeps keywords, the rows' lexemes (KeywordPostings). Removing an
+ * owner leaves its rows dead until enough are dead to compact. A segment of 0 dimensions keeps
+ * lexemes only (chunks of another embedder than the one in use, which keyword search still finds).
  */
 export class Segment<O extends Owner> {
   private data: Int8Array;
@@ -77,6 +94,7 @@ export class Segment<O extends Owner> {
   private readonly labelled = new Map<string, Set<O>>();
   /** The segment's number in the scanner's worker, once it is mirrored there. */
   private mirror: number | undefined;
+  private readonly postings: KeywordPostings | undefined;
 
   constructor(
     readonly dimensions: number,
@@ -86,8 +104,11 @@ export class Segment<O extends Owner> {
     private readonly scanner?: VectorScanner,
     /** An owner's labels (none by default). */
     private readonly labels: (owner: O) => string[] = () => [],
+    /** Whether to keep the chunks' lexemes for keyword search. */
+    keywords = false,
   ) {
     this.data = new Int8Array(64 * dimensions);
+    this.postings = keywords ? new KeywordPostings() : undefined;
   }
 
   get live(): number {
@@ -99,8 +120,8 @@ export class Segment<O extends Owner> {
     return this.scanner?.threads ?? 0;
   }
 
-  /** Adds (or replaces) an owner with its chunks. */
-  put(owner: O, chunks: Array<{ id: string; vector: Float32Array }>): void {
+  /** Adds (or replaces) an owner with its chunks (a chunk whose vector is not of the segment's dimensions is left out). */
+  put(owner: O, chunks: readonly SegmentChunk[]): void {
     this.remove(owner.key);
     const d = this.dimensions;
     if ((this.rows + chunks.length) * d > this.data.length) {
@@ -111,8 +132,11 @@ export class Segment<O extends Owner> {
     owner.rows = [];
     const first = this.rows;
     for (const chunk of chunks) {
-      if (chunk.vector.length !== d) continue;
-      quantize(chunk.vector, this.data, this.rows * d);
+      if (d > 0) {
+        if (chunk.vector?.length !== d) continue;
+        quantize(chunk.vector, this.data, this.rows * d);
+      }
+      if (chunk.terms) this.postings?.add(this.rows, chunk.terms);
       this.chunkIds.push(chunk.id);
       this.rowOwners.push(owner);
       owner.rows.push(this.rows++);
@@ -159,10 +183,12 @@ export class Segment<O extends Owner> {
     const data = new Int8Array(Math.max(64, this.live) * d);
     const chunkIds: string[] = [];
     const rowOwners: O[] = [];
+    const moved = new Int32Array(this.rows).fill(-1);
     for (const owner of this.owners.values()) {
       const rows: number[] = [];
       for (const row of owner.rows) {
         data.set(this.data.subarray(row * d, (row + 1) * d), chunkIds.length * d);
+        moved[row] = chunkIds.length;
         rows.push(chunkIds.length);
         chunkIds.push(this.chunkIds[row]!);
         rowOwners.push(owner);
@@ -174,6 +200,7 @@ export class Segment<O extends Owner> {
     this.rowOwners = rowOwners;
     this.rows = chunkIds.length;
     this.dead = 0;
+    this.postings?.renumber(moved);
     if (this.mirror !== undefined) this.scanner!.replace(this.mirror, d, this.data.subarray(0, this.rows * d));
   }
 
@@ -195,15 +222,8 @@ export class Segment<O extends Owner> {
     const d = this.dimensions;
     if (!this.live || limit < 1) return [];
     let allowed = this.live;
-    let accepted: O[] | undefined;
-    if (accept) {
-      let candidates: Iterable<O> = this.owners.values();
-      let fewest = Infinity;
-      for (const label of labels) {
-        const owners = this.labelled.get(label) ?? new Set<O>();
-        if (owners.size < fewest) [candidates, fewest] = [owners, owners.size];
-      }
-      accepted = [...candidates].filter(accept);
+    const accepted = this.accepted(accept, labels);
+    if (accepted) {
       allowed = accepted.reduce((n, o) => n + o.rows.length, 0);
       if (!allowed) return [];
     }
@@ -240,6 +260,45 @@ export class Segment<O extends Owner> {
       if (hits.length >= wanted || k >= rows) return hits.slice(0, wanted);
       k = Math.min(rows, k * 4);
     }
+  }
+
+  /**
+   * The owners `accept` passes (undefined: no filter, every owner), tested only among those under
+   * the rarest of `labels`, which every accepted owner carries.
+   */
+  private accepted(accept: ((owner: O) => boolean) | null, labels: readonly string[]): O[] | undefined {
+    if (!accept) return undefined;
+    let candidates: Iterable<O> = this.owners.values();
+    let fewest = Infinity;
+    for (const label of labels) {
+      const owners = this.labelled.get(label) ?? new Set<O>();
+      if (owners.size < fewest) [candidates, fewest] = [owners, owners.size];
+    }
+    return [...candidates].filter(accept);
+  }
+
+  /**
+   * The `limit` live rows holding any of `lexemes`, ranked as PostgreSQL's ts_rank ranks them
+   * (see KeywordPostings), among those whose owner `accept`s; equal ranks by chunk id, as the
+   * database search orders them. Nothing when the segment keeps no lexemes.
+   */
+  keywordHits(lexemes: readonly string[], limit: number, accept: ((owner: O) => boolean) | null, labels: readonly string[] = []): KeywordHit[] {
+    if (!this.postings || !this.live) return [];
+    const accepted = this.accepted(accept, labels);
+    const allowed = accepted && new Set(accepted);
+    if (allowed?.size === 0) return [];
+    const { chunkIds, rowOwners } = this;
+    const ranked = this.postings.rank(
+      lexemes,
+      this.rows,
+      limit,
+      (row) => {
+        const owner = rowOwners[row];
+        return owner !== undefined && (!allowed || allowed.has(owner));
+      },
+      (row) => chunkIds[row]!,
+    );
+    return ranked.map((r) => ({ chunkId: chunkIds[r.row]!, rank: r.rank }));
   }
 
   /** Copies these rows of `data` together (an owner's rows were added together: mostly one copy per run). */
@@ -282,8 +341,11 @@ function segmentOf<O extends Owner>(segments: Map<string, Segment<O>>, id: strin
 interface ChunkRow {
   id: string;
   owner: string;
-  /** The vector as the database sends it (see EmbeddingReader), or null when the notifier passed it in. */
+  chunk_index: number;
+  /** The vector as the database sends it (see EmbeddingReader), or null when the notifier passed it in or none is read. */
   e: unknown;
+  /** The tsvector as text, when the index keeps keywords. */
+  t: string | null;
 }
 
 /**
@@ -308,6 +370,11 @@ export class FlatVectorIndex implements VectorIndex {
   /** Searches while the index is loading: the database, exactly (no HNSW indexes to keep up). */
   private readonly fallback: PgVectorIndex;
   private readonly knowledgeBases = new Map<string, Segment<IndexedDocument>>();
+  /**
+   * Per knowledge base, the lexemes of chunks embedded by another embedder than the one in use
+   * (after a change of model): vector search skips them, keyword search still finds them.
+   */
+  private readonly otherEmbedders = new Map<string, Segment<IndexedDocument>>();
   private readonly corpora = new Map<string, Segment<IndexedRecord>>();
   /** Loading, then each notification, in order. */
   private queue: Promise<void> = Promise.resolve();
@@ -363,6 +430,52 @@ export class FlatVectorIndex implements VectorIndex {
     // Segments take any dimension.
   }
 
+  /** Whether keyword searches can be served from memory now (the index keeps lexemes and has loaded). */
+  get servesKeywords(): boolean {
+    return this.options.keywords && this.loadedFlag;
+  }
+
+  /**
+   * The in-memory keyword search (FlatKeywordIndex): the `limit` chunks best ranked by ts_rank for
+   * the OR of `lexemes`, over the filter's knowledge bases (chunks of every embedder, as the
+   * database search), with the filter applied per document inside the ranking. Call it only while
+   * `servesKeywords`.
+   */
+  async keywordSearch(params: { filter: ChunkFilter; lexemes: readonly string[]; limit: number }): Promise<KeywordHit[]> {
+    const { filter } = params;
+    await this.queue;
+    const segments = [
+      ...filter.knowledgeBaseIds.map((id) => (filter.embedder && filter.embedder !== this.embedderId ? undefined : this.knowledgeBases.get(id))),
+      ...(filter.embedder ? [] : filter.knowledgeBaseIds.map((id) => this.otherEmbedders.get(id))),
+    ].filter((s) => s?.tenantId === filter.scope.tenantId);
+    return this.keywordHits(segments, params, documentMatcher(filter), documentFilterLabels(filter));
+  }
+
+  /** As `keywordSearch`, over platform corpus chunks (those of the embedder in use, which the index holds). */
+  async keywordSearchPlatform(params: { filter: PlatformChunkFilter; lexemes: readonly string[]; limit: number }): Promise<KeywordHit[]> {
+    await this.queue;
+    if (params.filter.embedder && params.filter.embedder !== this.embedderId) return [];
+    const matches = metadataMatcher(params.filter);
+    return this.keywordHits(
+      params.filter.corpusIds.map((id) => this.corpora.get(id)),
+      params,
+      matches && ((record: IndexedRecord) => matches(record.metadata)),
+      recordFilterLabels(params.filter),
+    );
+  }
+
+  private keywordHits<O extends Owner>(
+    segments: Array<Segment<O> | undefined>,
+    params: { lexemes: readonly string[]; limit: number },
+    accept: ((owner: O) => boolean) | null,
+    labels: readonly string[],
+  ): KeywordHit[] {
+    return [...new Set(segments)]
+      .flatMap((segment) => segment?.keywordHits(params.lexemes, params.limit, accept, labels) ?? [])
+      .sort((a, b) => b.rank - a.rank || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0))
+      .slice(0, params.limit);
+  }
+
   async search(params: { filter: ChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
     if (!this.loadedFlag) return this.fallback.search(params);
     const { filter } = params;
@@ -409,7 +522,7 @@ export class FlatVectorIndex implements VectorIndex {
       const unknown: string[] = [];
       for (const doc of documents) {
         const w = doc.written;
-        if (!w) {
+        if (!w || (this.options.keywords && w.chunks.some((c) => !c.terms))) {
           unknown.push(doc.id);
           continue;
         }
@@ -420,22 +533,29 @@ export class FlatVectorIndex implements VectorIndex {
     });
   }
 
-  private knowledgeBaseSegment(id: string, dimensions: number, tenantId: string, subTenantId: string | null): Segment<IndexedDocument> {
-    return segmentOf(this.knowledgeBases, id, () => new Segment<IndexedDocument>(dimensions, tenantId, subTenantId, this.scanner, documentLabels));
+  /** A knowledge base's segment: of the embedder in use, or (otherEmbedder) the lexemes of others' chunks. */
+  private knowledgeBaseSegment(id: string, dimensions: number, tenantId: string, subTenantId: string | null, otherEmbedder = false): Segment<IndexedDocument> {
+    return otherEmbedder
+      ? segmentOf(this.otherEmbedders, id, () => new Segment<IndexedDocument>(0, tenantId, subTenantId, undefined, documentLabels, true))
+      : segmentOf(this.knowledgeBases, id, () => new Segment<IndexedDocument>(dimensions, tenantId, subTenantId, this.scanner, documentLabels, this.options.keywords));
   }
 
   documentsRemoved(documentIds: string[]): Promise<void> {
     return this.removal(() => {
-      for (const segment of this.knowledgeBases.values()) for (const id of documentIds) segment.remove(id);
+      for (const segments of [this.knowledgeBases, this.otherEmbedders]) {
+        for (const segment of segments.values()) for (const id of documentIds) segment.remove(id);
+      }
     });
   }
 
   tenantRemoved(owner: { tenantId: string; subTenantId?: string | null }): Promise<void> {
     return this.removal(() => {
-      for (const [id, segment] of this.knowledgeBases) {
-        if (segment.tenantId === owner.tenantId && (!owner.subTenantId || segment.subTenantId === owner.subTenantId)) {
-          this.knowledgeBases.delete(id);
-          segment.dispose();
+      for (const segments of [this.knowledgeBases, this.otherEmbedders]) {
+        for (const [id, segment] of segments) {
+          if (segment.tenantId === owner.tenantId && (!owner.subTenantId || segment.subTenantId === owner.subTenantId)) {
+            segments.delete(id);
+            segment.dispose();
+          }
         }
       }
     });
@@ -504,16 +624,25 @@ export class FlatVectorIndex implements VectorIndex {
     );
     if (!docs.length) return 0;
     const byId = new Map(docs.map((d) => [d.id, d]));
-    const chunks = await this.readChunks(
-      { table: 'chunks', owner: 'document_id', where: documentIds === null ? null : { sql: 'document_id = ANY($5::uuid[])', params: [documentIds] } },
-      undefined,
-      (owner) => byId.has(owner),
-    );
-    for (const [docId, list] of chunks) {
-      const d = byId.get(docId)!;
-      this.knowledgeBaseSegment(d.knowledge_base_id, d.dimensions, d.tenant_id, d.sub_tenant_id).put({ key: d.id, rows: [], subTenantId: d.sub_tenant_id, tags: d.tags, createdAt: new Date(d.created_at), title: d.title }, list);
+    let read = 0;
+    // With keywords, the chunks of other embedders too (their lexemes only).
+    for (const otherEmbedder of this.options.keywords ? [false, true] : [false]) {
+      const chunks = await this.readChunks(
+        { table: 'chunks', owner: 'document_id', where: documentIds === null ? null : { sql: 'document_id = ANY($5::uuid[])', params: [documentIds] } },
+        undefined,
+        (owner) => byId.has(owner),
+        otherEmbedder,
+      );
+      for (const [docId, list] of chunks) {
+        const d = byId.get(docId)!;
+        this.knowledgeBaseSegment(d.knowledge_base_id, d.dimensions, d.tenant_id, d.sub_tenant_id, otherEmbedder).put(
+          { key: d.id, rows: [], subTenantId: d.sub_tenant_id, tags: d.tags, createdAt: new Date(d.created_at), title: d.title },
+          list,
+        );
+        read += list.length;
+      }
     }
-    return [...chunks.values()].reduce((n, list) => n + list.length, 0);
+    return read;
   }
 
   /** Reads platform chunks (all, or those of these records of one corpus) into their segments. */
@@ -538,39 +667,43 @@ export class FlatVectorIndex implements VectorIndex {
     );
     for (const [key, list] of chunks) {
       const r = records.get(key)!;
-      segmentOf(this.corpora, r.corpusId, () => new Segment<IndexedRecord>(r.dimensions, null, null, this.scanner, recordLabels)).put({ key: r.recordId, rows: [], metadata: r.metadata }, list);
+      segmentOf(this.corpora, r.corpusId, () => new Segment<IndexedRecord>(r.dimensions, null, null, this.scanner, recordLabels, this.options.keywords)).put({ key: r.recordId, rows: [], metadata: r.metadata }, list);
     }
     return [...chunks.values()].reduce((n, list) => n + list.length, 0);
   }
 
   /**
    * This embedder's chunks of a table by owner (all, or these owners), in chunk order, with their
-   * vectors: those in `known` as given, the others parsed from the database, a page at a time.
+   * vectors (those in `known` as given, the others parsed from the database) and, when the index
+   * keeps keywords, their lexemes, a page at a time. `otherEmbedders`: the chunks of every other
+   * embedder instead, with their lexemes only.
    */
   private async readChunks(
     source: { table: 'chunks' | 'platform_chunks'; owner: string; where: { sql: string; params: SqlParam[] } | null },
     known: KnownVectors | undefined,
     wanted: (owner: string) => boolean,
-  ): Promise<Map<string, Array<{ id: string; vector: Float32Array }>>> {
-    const out = new Map<string, Array<{ id: string; index: number; vector: Float32Array }>>();
+    otherEmbedders = false,
+  ): Promise<Map<string, SegmentChunk[]>> {
+    const out = new Map<string, Array<SegmentChunk & { index: number }>>();
     const knownIds = known ? [...known.keys()] : [];
     const reader = await EmbeddingReader.of(this.db);
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
-      const { rows } = await this.db.query<ChunkRow & { chunk_index: number }>(
+      const { rows } = await this.db.query<ChunkRow>(
         `SELECT id, ${source.owner} AS owner, chunk_index,
-                CASE WHEN id = ANY($3::uuid[]) THEN NULL ELSE ${reader.select('embedding')} END AS e
-         FROM ${source.table} WHERE embedder = $1 AND id > $2::uuid${source.where ? ` AND ${source.where.sql}` : ''}
+                CASE WHEN id = ANY($3::uuid[]) THEN NULL ELSE ${otherEmbedders ? 'NULL' : reader.select('embedding')} END AS e,
+                ${this.options.keywords ? 'tsv::text' : 'NULL'} AS t
+         FROM ${source.table} WHERE embedder ${otherEmbedders ? '<>' : '='} $1 AND id > $2::uuid${source.where ? ` AND ${source.where.sql}` : ''}
          ORDER BY id LIMIT $4`,
         [this.embedderId, after, knownIds, this.options.loadPageSize, ...(source.where?.params ?? [])],
       );
       for (const r of rows) {
         if (!wanted(r.owner)) continue;
-        const vector = r.e === null ? known?.get(r.id) : reader.parse(r.e);
-        if (!vector) continue;
+        const vector = otherEmbedders ? undefined : r.e === null ? known?.get(r.id) : reader.parse(r.e);
+        if (!vector && !otherEmbedders) continue;
         let list = out.get(r.owner);
         if (!list) out.set(r.owner, (list = []));
-        list.push({ id: r.id, index: r.chunk_index, vector });
+        list.push({ id: r.id, index: r.chunk_index, vector, terms: r.t === null ? undefined : tsvectorCounts(r.t) });
       }
       if (rows.length < this.options.loadPageSize) break;
       after = rows[rows.length - 1]!.id;

@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../db/database.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
+import { tsvectorCounts } from '../db/tsvector.js';
 import { completeJobs } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import type { PlanId } from '../plans.js';
@@ -65,7 +66,7 @@ interface Indexing {
   /** The document's chunks per detected language (those an earlier attempt wrote included). */
   languages: Map<string, number>;
   /** The chunks this attempt wrote, by id, for the vector index (earlier attempts' are read back). */
-  written: Map<string, { index: number; vector: Float32Array }>;
+  written: Map<string, { index: number; vector: Float32Array; terms: ReadonlyMap<string, number> }>;
 }
 
 /** `done`: the language of each chunk an earlier attempt wrote, by chunk index. */
@@ -189,7 +190,7 @@ export class IngestionService {
         if (l) languages.set(l, (languages.get(l) ?? 0) + 1);
       });
       const embeddings = encoder.encode(vectors);
-      const { rows: inserted } = await this.db.query<{ id: string; document_id: string; chunk_index: number }>(
+      const { rows: inserted } = await this.db.query<{ id: string; document_id: string; chunk_index: number; tsv: string }>(
         `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
                              dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
          SELECT t.tenant_id, t.sub_tenant_id, t.kb_id, t.doc_id, t.idx, t.content, t.lang, $1, ${embeddings.element('t.emb')}, $2,
@@ -198,7 +199,7 @@ export class IngestionService {
                      $10::int[], $11::text[], $12::text[], $13::text[], $14::${embeddings.type})
               AS t(tenant_id, sub_tenant_id, kb_id, doc_id, title, tags, created_at, idx, content, lang, cfg, emb)
          ON CONFLICT (document_id, chunk_index) DO NOTHING
-         RETURNING id, document_id, chunk_index`,
+         RETURNING id, document_id, chunk_index, tsv::text AS tsv`,
         [
           dimensions,
           this.embedder.id,
@@ -219,7 +220,7 @@ export class IngestionService {
       const row = new Map(rows.map((r, j) => [`${r.item.doc.id}:${r.chunk.index}`, j]));
       for (const r of inserted) {
         const j = row.get(`${r.document_id}:${r.chunk_index}`)!;
-        rows[j]!.item.written.set(r.id, { index: r.chunk_index, vector: vectors[j]! });
+        rows[j]!.item.written.set(r.id, { index: r.chunk_index, vector: vectors[j]!, terms: tsvectorCounts(r.tsv) });
       }
       written += rows.length;
       // Progress and leases; after the last write, completing the jobs does both.
@@ -278,7 +279,7 @@ export class IngestionService {
             title: doc.title,
             tags: doc.tags,
             createdAt: doc.created_at,
-            chunks: [...written].sort((a, b) => a[1].index - b[1].index).map(([id, c]) => ({ id, vector: c.vector })),
+            chunks: [...written].sort((a, b) => a[1].index - b[1].index).map(([id, c]) => ({ id, vector: c.vector, terms: c.terms })),
           },
         }),
       })),

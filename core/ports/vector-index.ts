@@ -35,7 +35,8 @@ export interface DocumentIndexed {
     title: string;
     tags: Record<string, string>;
     createdAt: Date;
-    chunks: Array<{ id: string; vector: Float32Array }>;
+    /** Each chunk's vector and its tsvector's lexemes with their occurrences (see tsvectorCounts). */
+    chunks: Array<{ id: string; vector: Float32Array; terms?: ReadonlyMap<string, number> }>;
   };
 }
 

@@ -1,16 +1,9 @@
 import type { Queryable } from '../db/database.js';
+import type { KeywordHit, KeywordSearchParams as SearchParams } from '../ports/keyword-index.js';
 import { SqlParams } from '../shared/sql-params.js';
 import { type ChunkFilter, type PlatformChunkFilter, chunkFilterSql, documentMatcher, metadataMatcher, platformChunkFilterSql } from './chunk-filter.js';
 
-export interface KeywordHit {
-  chunkId: string;
-  rank: number;
-}
-
-export interface KeywordSearchParams {
-  query: string;
-  configs: readonly string[];
-  limit: number;
+export interface KeywordSearchParams extends SearchParams {
   frequencies: LexemeFrequencies;
   /** MATCH_ROW_BUDGET unless set. */
   matchRowBudget?: number | undefined;
@@ -121,13 +114,13 @@ export class LexemeFrequencies {
 }
 
 /**
- * The query's words with their lexemes under every configuration, and how common each word is.
+ * The query's words, each as its lexemes under every configuration (its forms in each language).
  * The configurations are written into the statement, each word's tsvectors concatenated (which
  * merges equal lexemes): half the cost of joining the words with an array of configurations and
  * grouping (~0.6 against ~1.1 ms a query). Lexemes holding a backslash are left out (a tsquery
  * would read it as an escape).
  */
-async function queryWords(db: Queryable, query: string, configs: readonly string[], frequencies: Map<string, number>): Promise<QueryWord[]> {
+export async function queryLexemes(db: Queryable, query: string, configs: readonly string[]): Promise<string[][]> {
   if (!configs.length) return [];
   const normalised = configs.map((config) => {
     if (!/^[a-z_]+$/.test(config)) throw new Error(`invalid text-search configuration ${config}`);
@@ -138,13 +131,15 @@ async function queryWords(db: Queryable, query: string, configs: readonly string
      FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w`,
     [query],
   );
-  return rows
-    .map((r) => r.lexemes.filter((l) => !l.includes('\\')))
-    .filter((lexemes) => lexemes.length)
-    .map((lexemes) => ({
-      lexemes,
-      frequency: Math.min(1, lexemes.reduce((sum, l) => sum + (frequencies.get(l) ?? 0), 0)),
-    }));
+  return rows.map((r) => r.lexemes.filter((l) => !l.includes('\\'))).filter((lexemes) => lexemes.length);
+}
+
+/** The query's words with their lexemes, and how common each word is by the statistics. */
+async function queryWords(db: Queryable, query: string, configs: readonly string[], frequencies: Map<string, number>): Promise<QueryWord[]> {
+  return (await queryLexemes(db, query, configs)).map((lexemes) => ({
+    lexemes,
+    frequency: Math.min(1, lexemes.reduce((sum, l) => sum + (frequencies.get(l) ?? 0), 0)),
+  }));
 }
 
 /** A tsquery selecting the rows a keyword search ranks. */

@@ -6,13 +6,14 @@ import { ValidationError, errors } from '../errors.js';
 import { TEXT_SEARCH_CONFIG } from '../ingestion/ingestion.service.js';
 import { listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
 import type { Embedder } from '../ports/embedder.js';
+import type { KeywordIndex } from '../ports/keyword-index.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import { isUuid } from '../shared/ids.js';
 import { scopeOf } from '../shared/scope.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { LexemeFrequencies, MATCH_ROW_BUDGET, chunkDetails, keywordSearch, platformChunkDetails, platformKeywordSearch } from './search.repository.js';
+import { chunkDetails, platformChunkDetails } from './search.repository.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 
 export interface SearchOptions {
@@ -22,8 +23,6 @@ export interface SearchOptions {
   /** Each retriever contributes max(minCandidates, candidateFactor × top_k) candidates to fusion. */
   candidateFactor: number;
   minCandidates: number;
-  /** How many rows the rare words of a keyword search may select (MATCH_ROW_BUDGET; benchmarks vary it). */
-  matchRowBudget: number;
 }
 
 export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
@@ -31,7 +30,6 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   fusion: DEFAULT_FUSION,
   candidateFactor: 3,
   minCandidates: 50,
-  matchRowBudget: MATCH_ROW_BUDGET,
 };
 
 const ALL_TEXT_SEARCH_CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
@@ -77,16 +75,13 @@ function groupByDimensions(items: Array<{ id: string; dimensions: number }>): Ma
  * corpus passage ranks among the tenant's own chunks by relevance.
  */
 export class SearchService {
-  private readonly lexemeFrequencies: LexemeFrequencies;
-
   constructor(
     private readonly db: Database,
     private readonly embedder: Embedder,
     private readonly vectors: VectorIndex,
+    private readonly keywords: KeywordIndex,
     private readonly options: SearchOptions = DEFAULT_SEARCH_OPTIONS,
-  ) {
-    this.lexemeFrequencies = new LexemeFrequencies(db);
-  }
+  ) {}
 
   /** Checks a query's fields that the schema cannot (language, filters); throws before any work. */
   validate(request: QueryRequest): ParsedFilters {
@@ -156,26 +151,16 @@ export class SearchService {
         .flat()
         .sort((a, b) => b.similarity - a.similarity)
         .slice(0, limit);
-    const keywordArgs = {
-      query: request.query,
-      configs: ALL_TEXT_SEARCH_CONFIGS,
-      limit,
-      frequencies: this.lexemeFrequencies,
-      matchRowBudget: this.options.matchRowBudget,
-    };
+    const keywordArgs = { query: request.query, configs: ALL_TEXT_SEARCH_CONFIGS, limit };
     const searchKeywords = async () =>
       [
-        ...(kbs.length
-          ? await keywordSearch(this.db, { ...keywordArgs, filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) } })
-          : []),
-        ...platformIds(
-          await platformKeywordSearch(this.db, { ...keywordArgs, filter: { ...platformFilter, corpusIds: corpora.map((c) => c.id) } }),
-        ),
+        ...(kbs.length ? await this.keywords.search({ ...keywordArgs, filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) } }) : []),
+        ...platformIds(await this.keywords.searchPlatform({ ...keywordArgs, filter: { ...platformFilter, corpusIds: corpora.map((c) => c.id) } })),
       ]
         .sort((a, b) => b.rank - a.rank)
         .slice(0, limit);
     // Both at once: the flat index scans on a worker thread (a database index on its own
-    // connection) while the keyword search runs in the database.
+    // connection) while the keyword search runs in the database or in memory.
     const [vectorHits, keywordHits] = await Promise.all([
       mode === 'keyword' ? [] : searchVectors(),
       mode === 'vector' ? [] : searchKeywords(),

@@ -67,6 +67,34 @@ describe('flat vector index: one segment', () => {
     assert.deepEqual(filtered.map((h) => h.chunkId).sort(), ['c2001', 'c2500', 'c2999']);
   });
 
+  it('keeps its rows\' lexemes through removals and compaction, and ranks only live, accepted rows', () => {
+    const segment = new Segment<Owner>(8, 't', null, undefined, undefined, true);
+    const terms = (i: number) => new Map([[`w${i % 7}`, 1 + (i % 3)], ['common', 1]]);
+    for (let i = 0; i < 3000; i++) segment.put({ key: `o${i}`, rows: [] }, [{ id: `c${String(i).padStart(4, '0')}`, vector: new Float32Array(8).fill(1), terms: terms(i) }]);
+    // ts_rank orders by occurrences (3 > 2 > 1), then by chunk id.
+    const expected = (live: (i: number) => boolean, lexeme: string, k: number) =>
+      Array.from({ length: 3000 }, (_, i) => i)
+        .filter((i) => live(i) && terms(i).has(lexeme))
+        .sort((a, b) => terms(b).get(lexeme)! - terms(a).get(lexeme)! || a - b)
+        .slice(0, k)
+        .map((i) => `c${String(i).padStart(4, '0')}`);
+    const ids = (lexemes: string[], k: number, accept: ((o: Owner) => boolean) | null = null) =>
+      segment.keywordHits(lexemes, k, accept).map((h) => h.chunkId);
+    assert.deepEqual(ids(['w3'], 30), expected(() => true, 'w3', 30));
+    for (let i = 0; i < 2000; i++) segment.remove(`o${i}`);
+    assert.ok(segment.rows < 3000, 'removing most rows compacts the segment');
+    assert.deepEqual(ids(['w3'], 30), expected((i) => i >= 2000, 'w3', 30));
+    assert.deepEqual(ids(['w5', 'nowhere'], 500), expected((i) => i >= 2000, 'w5', 500));
+    const two = (o: Owner) => o.key === 'o2007' || o.key === 'o2014';
+    assert.deepEqual(ids(['w5'], 10, two), ['c2014', 'c2007'], 'only accepted rows; o2014 holds w5 twice, o2007 once');
+    segment.put({ key: 'o2014', rows: [] }, [{ id: 'c9999', vector: new Float32Array(8).fill(1), terms: new Map([['fresh', 1]]) }]);
+    assert.deepEqual(ids(['w5'], 10, two), ['c2007'], 'a replaced owner\'s old rows are gone');
+    assert.deepEqual(ids(['fresh', 'w5'], 10, two), ['c2007', 'c9999'], 'equal ranks by chunk id');
+    const plain = new Segment<Owner>(8, 't', null);
+    plain.put({ key: 'o', rows: [] }, [{ id: 'c', vector: new Float32Array(8).fill(1), terms: terms(0) }]);
+    assert.deepEqual(plain.keywordHits(['common'], 10, null), [], 'a segment that keeps no keywords finds none');
+  });
+
   it('tests only the owners under the rarest of a filter\'s labels, and keeps labels current as owners change', async () => {
     const random = seededRandom(13);
     const segment = new Segment<IndexedDocument>(DIMENSIONS, 't', null, undefined, documentLabels);

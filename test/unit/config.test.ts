@@ -21,6 +21,20 @@ describe('config', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db', MIGRATE_ON_START: 'true' }).migrateOnStart, true);
   });
 
+  it('picks the vector and keyword indexes: in memory embedded, in the database with DATABASE_URL; keywords in memory need the flat vector index', () => {
+    const embedded = loadConfig({});
+    assert.equal(embedded.vectorIndex.kind, 'flat');
+    assert.equal(embedded.keywordIndex, 'flat');
+    assert.equal(loadConfig({ KEYWORD_INDEX: 'postgres' }).keywordIndex, 'postgres');
+    assert.equal(loadConfig({ VECTOR_INDEX: 'pgvector' }).keywordIndex, 'postgres');
+    const server = loadConfig({ DATABASE_URL: 'postgres://u@h/db' });
+    assert.equal(server.vectorIndex.kind, 'pgvector');
+    assert.equal(server.keywordIndex, 'postgres');
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://u@h/db', VECTOR_INDEX: 'flat' }).keywordIndex, 'flat');
+    assert.throws(() => loadConfig({ VECTOR_INDEX: 'pgvector', KEYWORD_INDEX: 'flat' }), (e: Error) => e instanceof ConfigError && /KEYWORD_INDEX: flat needs VECTOR_INDEX=flat/.test(e.message));
+    assert.throws(() => loadConfig({ KEYWORD_INDEX: 'lucene' }), ConfigError);
+  });
+
   it('treats empty values as unset', () => {
     assert.equal(loadConfig({ PORT: '', DATABASE_URL: '' }).port, 8080);
   });

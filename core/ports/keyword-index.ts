@@ -1,0 +1,29 @@
+import type { ChunkFilter, PlatformChunkFilter } from '../search/chunk-filter.js';
+
+export interface KeywordHit {
+  chunkId: string;
+  /** PostgreSQL's ts_rank of the chunk's tsvector for the OR of the query's lexemes; higher is better. */
+  rank: number;
+}
+
+export interface KeywordSearchParams {
+  query: string;
+  /** The text-search configurations the query is normalised with (every one chunks are indexed with). */
+  configs: readonly string[];
+  limit: number;
+}
+
+/**
+ * Full-text search over chunks: tenant chunks and platform corpus chunks. Each chunk's tsvector is
+ * built by PostgreSQL with its own language's configuration, and the chunk tables keep it; a query
+ * is normalised by PostgreSQL with every configuration, its lexemes OR-ed, and rows ranked by
+ * ts_rank (ties by chunk id). Adapters either search the tables (`postgres`: a GIN index) or keep
+ * the lexemes in memory (`flat`: the flat vector index's segments), with the same ranking.
+ */
+export interface KeywordIndex {
+  /** Which adapter this is, for logs: 'postgres' or 'flat'. */
+  readonly kind: string;
+  search(params: KeywordSearchParams & { filter: ChunkFilter }): Promise<KeywordHit[]>;
+  /** As `search`, over the chunks of platform corpora (the same ranking, so the two compare). */
+  searchPlatform(params: KeywordSearchParams & { filter: PlatformChunkFilter }): Promise<KeywordHit[]>;
+}

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { FlatKeywordIndex } from '../../core/adapters/flat.keyword-index.js';
+import { FlatVectorIndex } from '../../core/adapters/flat.vector-index.js';
+import { KeywordPostings } from '../../core/adapters/keyword-postings.js';
+import type { Database } from '../../core/db/database.js';
+import { tsvectorCounts } from '../../core/db/tsvector.js';
+import { TEXT_SEARCH_CONFIG } from '../../core/ingestion/ingestion.service.js';
+import { type ChunkFilter, chunkFilterSql } from '../../core/search/chunk-filter.js';
+import { queryLexemes } from '../../core/search/search.repository.js';
+import { SqlParams } from '../../core/shared/sql-params.js';
+import { seededRandom } from '../../core/shared/seeded-random.js';
+import { SyntheticCorpus } from '../../bench/corpus.js';
+import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
+import { testDatabases } from '../support/databases.js';
+
+const silent = pino({ level: 'silent' });
+const CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
+
+for (const database of testDatabases()) {
+  describe(`keyword index in memory [${database.name}]`, () => {
+    let db: Database;
+
+    before(async () => {
+      db = await database.get();
+    });
+
+    it('reads PostgreSQL\'s tsvector text: quotes, backslashes, Cyrillic, repeated and capped positions', async () => {
+      const texts = [
+        "It's O'Brien's \\path\\to a\\'b and ''quoted'' words",
+        'Котка котка КОТКА и куче; café naïve façade',
+        `${'ping '.repeat(300)}pong`,
+        'lone',
+        '',
+      ];
+      for (const text of texts) {
+        for (const config of ['simple', 'english']) {
+          const { rows } = await db.query<{ tsv: string; counts: Record<string, number> | null }>(
+            `SELECT to_tsvector($2::regconfig, $1)::text AS tsv,
+                    (SELECT json_object_agg(lexeme, cardinality(positions)) FROM unnest(to_tsvector($2::regconfig, $1))) AS counts`,
+            [text, config],
+          );
+          const want = new Map(Object.entries(rows[0]!.counts ?? {}));
+          assert.deepEqual(tsvectorCounts(rows[0]!.tsv), want, `${config}: ${text}`);
+        }
+      }
+      assert.equal(tsvectorCounts("'ping':1,2,3A,4").get('ping'), 4, 'weighted positions count too');
+      assert.equal(tsvectorCounts("'bare' 'x':1").get('bare'), 1, 'a lexeme without positions counts once, as ts_rank counts it');
+      assert.throws(() => tsvectorCounts("'open"), /unterminated/);
+    });
+
+    it('ranks exactly as ts_rank does, to the same float4, ties by id', async function () {
+      this.timeout(60_000);
+      const corpus = new SyntheticCorpus({ seed: 5, topics: 6, terms: 120 });
+      const random = seededRandom(9);
+      await db.exec('CREATE TEMP TABLE rank_check (id uuid PRIMARY KEY, tsv tsvector NOT NULL)');
+      try {
+        const ids: string[] = [];
+        for (let i = 0; i < 300; i++) {
+          const doc = corpus.document(i);
+          // Repeats make occurrence counts differ; several configurations, as chunks of several languages.
+          const text = `${doc.content} ${doc.title} ${doc.title.split(' ')[0]!.repeat(i % 4)}`;
+          const config = CONFIGS[i % CONFIGS.length]!;
+          const { rows } = await db.query<{ id: string }>(
+            'INSERT INTO rank_check (id, tsv) VALUES (gen_random_uuid(), to_tsvector($2::regconfig, $1)) RETURNING id',
+            [text, config],
+          );
+          ids.push(rows[0]!.id);
+        }
+        const { rows } = await db.query<{ id: string; tsv: string }>('SELECT id, tsv::text AS tsv FROM rank_check');
+        const row = new Map(ids.map((id, i) => [id, i]));
+        const postings = new KeywordPostings();
+        const byRow = [...rows].sort((a, b) => row.get(a.id)! - row.get(b.id)!);
+        byRow.forEach((r, i) => postings.add(i, tsvectorCounts(r.tsv)));
+        const lexemes = [...new Set(byRow.flatMap((r) => [...tsvectorCounts(r.tsv).keys()]))].sort();
+        let compared = 0;
+        for (let q = 0; q < 40; q++) {
+          const picked = Array.from({ length: 1 + (q % 5) }, () => lexemes[Math.floor(random() * lexemes.length)]!);
+          const tsquery = [...new Set(picked)].map((l) => `'${l.replace(/'/g, "''")}'`).join(' | ');
+          const { rows: want } = await db.query<{ id: string; rank: number }>(
+            'SELECT id, ts_rank(tsv, $1::tsquery) AS rank FROM rank_check WHERE tsv @@ $1::tsquery ORDER BY rank DESC, id LIMIT 25',
+            [tsquery],
+          );
+          const got = postings.rank(picked, byRow.length, 25, () => true, (r) => byRow[r]!.id);
+          assert.deepEqual(
+            got.map((g) => ({ id: byRow[g.row]!.id, rank: g.rank })),
+            want.map((w) => ({ id: w.id, rank: Math.fround(Number(w.rank)) })),
+            tsquery,
+          );
+          compared += want.length;
+        }
+        assert.ok(compared > 200, `too few rows compared: ${compared}`);
+      } finally {
+        await db.exec('DROP TABLE rank_check');
+      }
+    });
+
+    describe('over the flat index, against the database search', () => {
+      let app: TestApp;
+      let index: FlatVectorIndex;
+      let flat: FlatKeywordIndex;
+      let tenant: { id: string; key: string };
+      let kb: string;
+      const documents: Array<{ id: string; team: string }> = [];
+      const corpus = new SyntheticCorpus({ seed: 8, topics: 8, terms: 200 });
+      const filter = (extra: Partial<ChunkFilter> = {}): ChunkFilter => ({
+        scope: { tenantId: tenant.id, subTenantId: null },
+        knowledgeBaseIds: [kb],
+        tags: {},
+        ...extra,
+      });
+      /** The in-memory answer, and ts_rank over every matching row in the database (what it claims to equal). */
+      const both = async (query: string, f: ChunkFilter, limit = 20) => {
+        const got = await flat.search({ query, configs: CONFIGS, limit, filter: f });
+        const lexemes = [...new Set((await queryLexemes(db, query, CONFIGS)).flat())];
+        if (!lexemes.length) return { got, want: [] };
+        const p = new SqlParams();
+        const tsquery = p.add(lexemes.map((l) => `'${l.replace(/'/g, "''")}'`).join(' | '));
+        const { rows } = await db.query<{ id: string; rank: number }>(
+          `SELECT c.id, ts_rank(c.tsv, ${tsquery}::tsquery) AS rank FROM chunks c
+           WHERE c.tsv @@ ${tsquery}::tsquery AND ${chunkFilterSql(f, p)} ORDER BY rank DESC, c.id LIMIT ${limit}`,
+          p.values,
+        );
+        return { got, want: rows.map((r) => ({ chunkId: r.id, rank: Math.fround(Number(r.rank)) })) };
+      };
+
+      before(async function () {
+        this.timeout(120_000);
+        app = await startTestApp(db);
+        tenant = await createTenant(app, 'enterprise');
+        kb = (await client(app.url, tenant.key)('POST', '/v1/knowledge-bases', { name: 'words', dimensions: 64 })).body.id;
+        for (let i = 0; i < 30; i++) {
+          const doc = corpus.document(i);
+          const team = i % 3 ? 'ops' : 'legal';
+          const { documentId } = await ingest(app, tenant.key, { knowledge_base_id: kb, title: doc.title, content: doc.content, tags: { team } });
+          documents.push({ id: documentId, team });
+        }
+        // An index of its own, loaded from the tables as at start-up (the app's was told of each document).
+        index = new FlatVectorIndex(db, app.services.adapters.embedder.id, silent, { threads: 1 });
+        await index.start();
+        await index.loaded;
+        flat = new FlatKeywordIndex(db, index);
+      });
+
+      after(async () => {
+        await index?.close();
+        await app?.close();
+      });
+
+      it('is the search the embedded app runs, and ranks every matching chunk as ts_rank does in the database', async () => {
+        assert.equal(app.services.adapters.keywordIndex.kind, database.name === 'pglite' ? 'flat' : 'postgres');
+        assert.ok(index.servesKeywords);
+        let found = 0;
+        for (let i = 0; i < 12; i++) {
+          const { got, want } = await both(corpus.query(i, i % 30), filter());
+          assert.deepEqual(got, want);
+          found += got.length;
+        }
+        assert.ok(found > 50, `the queries found too little to compare: ${found}`);
+      });
+
+      it('applies filters inside the ranking, and never answers with another tenant\'s chunks', async () => {
+        const query = corpus.query(2, 2);
+        const legal = await both(query, filter({ tags: { team: 'legal' } }), 100);
+        assert.ok(legal.got.length > 0);
+        assert.deepEqual(legal.got, legal.want);
+        const legalDocs = new Set(documents.filter((d) => d.team === 'legal').map((d) => d.id));
+        const { rows } = await db.query<{ id: string; document_id: string }>('SELECT id, document_id FROM chunks WHERE knowledge_base_id = $1', [kb]);
+        const docOf = new Map(rows.map((r) => [r.id, r.document_id]));
+        assert.ok(legal.got.every((h) => legalDocs.has(docOf.get(h.chunkId)!)));
+        assert.deepEqual((await both(query, filter({ createdBefore: new Date('2000-01-01') }))).got, []);
+        const other = await createTenant(app, 'standard');
+        assert.deepEqual((await both(query, filter({ scope: { tenantId: other.id, subTenantId: null } }))).got, []);
+      });
+
+      it('forgets a deleted document at once, and finds a new one once told', async () => {
+        const victim = documents[4]!.id;
+        const title = corpus.document(4).title;
+        const chunksOf = async (documentId: string) =>
+          (await db.query<{ id: string }>('SELECT id FROM chunks WHERE document_id = $1', [documentId])).rows.map((r) => r.id);
+        const victimChunks = await chunksOf(victim);
+        assert.ok((await both(title, filter(), 100)).got.some((h) => victimChunks.includes(h.chunkId)));
+        assert.equal((await client(app.url, tenant.key)('DELETE', `/v1/documents/${victim}`)).status, 204);
+        await index.documentsRemoved([victim]);
+        assert.ok(!(await both(title, filter(), 100)).got.some((h) => victimChunks.includes(h.chunkId)));
+
+        const added = await ingest(app, tenant.key, { knowledge_base_id: kb, title: 'Okapi', content: 'Quagga zebra okapi crossings.' });
+        const top = async () => (await both('quagga okapi', filter(), 5)).got.map((h) => h.chunkId);
+        assert.deepEqual(await top(), [], 'this index was not told yet');
+        await index.documentsIndexed([{ id: added.documentId }]);
+        assert.deepEqual(await top(), await chunksOf(added.documentId));
+      });
+    });
+  });
+}
