@@ -10,8 +10,10 @@ import { PostgresKeywordIndex } from './postgres.keyword-index.js';
  * lexemes (from the tsvector PostgreSQL built for it, with its language's configuration), and rank
  * rows in memory exactly as ts_rank does (KeywordPostings). PostgreSQL still does the language
  * work: it builds the chunks' tsvectors when they are written and normalises each query with every
- * configuration; only the ranking leaves the database. Every row holding a query word is ranked,
- * where the database search must narrow the rows it ranks to keep its cost down.
+ * configuration; only the ranking leaves the database. Rows are selected by the query words' share
+ * of the searched chunks as the database search selects them (`wordSelections`: rare words select,
+ * common ones only rank), but never narrowed further to keep the cost down, as the database search
+ * must be.
  *
  * Until the flat index has loaded (start-up), searches go to the database.
  */
@@ -28,14 +30,14 @@ export class FlatKeywordIndex implements KeywordIndex {
 
   async search(params: KeywordSearchParams & { filter: ChunkFilter }): Promise<KeywordHit[]> {
     if (!this.index.servesKeywords) return this.fallback.search(params);
-    const lexemes = (await queryLexemes(this.db, params.query, params.configs)).flat();
-    return this.index.keywordSearch({ filter: params.filter, lexemes, limit: params.limit });
+    const words = await queryLexemes(this.db, params.query, params.configs);
+    return this.index.keywordSearch({ filter: params.filter, words, limit: params.limit });
   }
 
   async searchPlatform(params: KeywordSearchParams & { filter: PlatformChunkFilter }): Promise<KeywordHit[]> {
     if (!params.filter.corpusIds.length) return [];
     if (!this.index.servesKeywords) return this.fallback.searchPlatform(params);
-    const lexemes = (await queryLexemes(this.db, params.query, params.configs)).flat();
-    return this.index.keywordSearchPlatform({ filter: params.filter, lexemes, limit: params.limit });
+    const words = await queryLexemes(this.db, params.query, params.configs);
+    return this.index.keywordSearchPlatform({ filter: params.filter, words, limit: params.limit });
   }
 }

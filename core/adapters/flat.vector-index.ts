@@ -16,6 +16,7 @@ import {
 import { tsvectorCounts } from '../db/tsvector.js';
 import type { KeywordHit } from '../ports/keyword-index.js';
 import { KeywordPostings } from './keyword-postings.js';
+import { wordSelections } from '../search/search.repository.js';
 import { PgVectorIndex } from './pgvector.vector-index.js';
 import { type ScanMatches, VectorScanner, scanNow } from './vector-scanner.js';
 
@@ -277,12 +278,24 @@ export class Segment<O extends Owner> {
     return [...candidates].filter(accept);
   }
 
+  /** How many of the segment's rows hold `lexeme` (rows removed since the last compaction included). */
+  rowsHolding(lexeme: string): number {
+    return this.postings?.rowsHolding(lexeme) ?? 0;
+  }
+
   /**
    * The `limit` live rows holding any of `lexemes`, ranked as PostgreSQL's ts_rank ranks them
-   * (see KeywordPostings), among those whose owner `accept`s; equal ranks by chunk id, as the
+   * (see KeywordPostings), among those whose owner `accept`s and, when `groups` are given, that
+   * hold every word of one of them (a word: any of its lexemes); equal ranks by chunk id, as the
    * database search orders them. Nothing when the segment keeps no lexemes.
    */
-  keywordHits(lexemes: readonly string[], limit: number, accept: ((owner: O) => boolean) | null, labels: readonly string[] = []): KeywordHit[] {
+  keywordHits(
+    lexemes: readonly string[],
+    limit: number,
+    accept: ((owner: O) => boolean) | null,
+    labels: readonly string[] = [],
+    groups?: ReadonlyArray<ReadonlyArray<readonly string[]>>,
+  ): KeywordHit[] {
     if (!this.postings || !this.live) return [];
     const accepted = this.accepted(accept, labels);
     const allowed = accepted && new Set(accepted);
@@ -297,6 +310,7 @@ export class Segment<O extends Owner> {
         return owner !== undefined && (!allowed || allowed.has(owner));
       },
       (row) => chunkIds[row]!,
+      groups,
     );
     return ranked.map((r) => ({ chunkId: chunkIds[r.row]!, rank: r.rank }));
   }
@@ -437,11 +451,13 @@ export class FlatVectorIndex implements VectorIndex {
 
   /**
    * The in-memory keyword search (FlatKeywordIndex): the `limit` chunks best ranked by ts_rank for
-   * the OR of `lexemes`, over the filter's knowledge bases (chunks of every embedder, as the
-   * database search), with the filter applied per document inside the ranking. Call it only while
-   * `servesKeywords`.
+   * the OR of the query words' lexemes (`words`: each word's lexemes), over the filter's knowledge
+   * bases (chunks of every embedder, as the database search), with the filter applied per
+   * document inside the ranking. Which chunks are ranked is chosen by the words' share of the
+   * searched chunks, as the database search chooses (`wordSelections`), with no row budget. Call it
+   * only while `servesKeywords`.
    */
-  async keywordSearch(params: { filter: ChunkFilter; lexemes: readonly string[]; limit: number }): Promise<KeywordHit[]> {
+  async keywordSearch(params: { filter: ChunkFilter; words: ReadonlyArray<readonly string[]>; limit: number }): Promise<KeywordHit[]> {
     const { filter } = params;
     await this.queue;
     const segments = [
@@ -452,7 +468,7 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   /** As `keywordSearch`, over platform corpus chunks (those of the embedder in use, which the index holds). */
-  async keywordSearchPlatform(params: { filter: PlatformChunkFilter; lexemes: readonly string[]; limit: number }): Promise<KeywordHit[]> {
+  async keywordSearchPlatform(params: { filter: PlatformChunkFilter; words: ReadonlyArray<readonly string[]>; limit: number }): Promise<KeywordHit[]> {
     await this.queue;
     if (params.filter.embedder && params.filter.embedder !== this.embedderId) return [];
     const matches = metadataMatcher(params.filter);
@@ -466,14 +482,26 @@ export class FlatVectorIndex implements VectorIndex {
 
   private keywordHits<O extends Owner>(
     segments: Array<Segment<O> | undefined>,
-    params: { lexemes: readonly string[]; limit: number },
+    params: { words: ReadonlyArray<readonly string[]>; limit: number },
     accept: ((owner: O) => boolean) | null,
     labels: readonly string[],
   ): KeywordHit[] {
-    return [...new Set(segments)]
-      .flatMap((segment) => segment?.keywordHits(params.lexemes, params.limit, accept, labels) ?? [])
-      .sort((a, b) => b.rank - a.rank || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0))
-      .slice(0, params.limit);
+    const searched = [...new Set(segments)].filter((s): s is Segment<O> => s !== undefined);
+    const rows = searched.reduce((n, s) => n + s.live, 0);
+    const words = params.words.map((lexemes) => ({
+      lexemes: [...lexemes],
+      frequency: rows ? Math.min(1, lexemes.reduce((n, l) => n + searched.reduce((m, s) => m + s.rowsHolding(l), 0), 0) / rows) : 0,
+    }));
+    const lexemes = words.flatMap((w) => w.lexemes);
+    for (const selection of wordSelections(words, rows, Infinity, false)) {
+      const groups = selection.groups.map((group) => group.map((w) => w.lexemes));
+      const hits = searched
+        .flatMap((segment) => segment.keywordHits(lexemes, params.limit, accept, labels, groups))
+        .sort((a, b) => b.rank - a.rank || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0))
+        .slice(0, params.limit);
+      if (hits.length) return hits;
+    }
+    return [];
   }
 
   async search(params: { filter: ChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
@@ -522,12 +550,13 @@ export class FlatVectorIndex implements VectorIndex {
       const unknown: string[] = [];
       for (const doc of documents) {
         const w = doc.written;
-        if (!w || (this.options.keywords && w.chunks.some((c) => !c.terms))) {
+        if (!w || (this.options.keywords && w.chunks.some((c) => c.tsvector === undefined))) {
           unknown.push(doc.id);
           continue;
         }
         const owner = { key: doc.id, rows: [], subTenantId: w.subTenantId, tags: w.tags, createdAt: w.createdAt, title: w.title };
-        this.knowledgeBaseSegment(w.knowledgeBaseId, w.dimensions, w.tenantId, w.subTenantId).put(owner, w.chunks);
+        const chunks = w.chunks.map((c) => ({ id: c.id, vector: c.vector, terms: this.options.keywords && c.tsvector !== undefined ? tsvectorCounts(c.tsvector) : undefined }));
+        this.knowledgeBaseSegment(w.knowledgeBaseId, w.dimensions, w.tenantId, w.subTenantId).put(owner, chunks);
       }
       if (unknown.length) await this.loadDocuments(unknown);
     });

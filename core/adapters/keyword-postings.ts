@@ -38,8 +38,15 @@ export interface RankedRow {
 export class KeywordPostings {
   /** Per lexeme: row × 256 + (occurrences − 1), rows ascending. */
   private lists = new Map<string, number[]>();
-  /** Scratch sums by row, kept between searches (always zero outside `rank`). */
+  /** Scratch space by row, kept between searches (always zero outside `rank`): sums, word marks, selected rows. */
   private sums = new Float64Array(0);
+  private marks = new Int32Array(0);
+  private chosen = new Uint8Array(0);
+
+  /** How many rows hold `lexeme` (rows removed since the last compaction included). */
+  rowsHolding(lexeme: string): number {
+    return this.lists.get(lexeme)?.length ?? 0;
+  }
 
   /** Adds a row's lexemes (rows are added in ascending order). */
   add(row: number, counts: ReadonlyMap<string, number>): void {
@@ -70,12 +77,27 @@ export class KeywordPostings {
 
   /**
    * The rows holding any of `lexemes`, with their ts_rank for the OR of them all, best first
-   * (equal ranks: `tieBreak`, ascending), at most `limit`, among the rows `accept`ed.
+   * (equal ranks: `tieBreak`, ascending), at most `limit`, among the rows `accept`ed and, when
+   * `groups` are given, `selected` by them (see `select`).
    */
-  rank(lexemes: readonly string[], rows: number, limit: number, accept: (row: number) => boolean, tieBreak: (row: number) => string): RankedRow[] {
+  rank(
+    lexemes: readonly string[],
+    rows: number,
+    limit: number,
+    accept: (row: number) => boolean,
+    tieBreak: (row: number) => string,
+    groups?: ReadonlyArray<ReadonlyArray<readonly string[]>>,
+  ): RankedRow[] {
     const distinct = [...new Set(lexemes)].sort(byBytes);
     if (!distinct.length || limit < 1) return [];
-    if (this.sums.length < rows) this.sums = new Float64Array(Math.max(rows, this.sums.length * 2));
+    if (this.sums.length < rows) {
+      const size = Math.max(rows, this.sums.length * 2);
+      this.sums = new Float64Array(size);
+      this.marks = new Int32Array(size);
+      this.chosen = new Uint8Array(size);
+    }
+    const chosenRows = groups ? this.select(groups, rows) : null;
+    const chosen = this.chosen;
     const sums = this.sums;
     const touched: number[] = [];
     for (const lexeme of distinct) {
@@ -93,9 +115,42 @@ export class KeywordPostings {
     for (const row of touched) {
       const sum = sums[row]!;
       sums[row] = 0;
-      if (accept(row)) best.offer(row, Math.fround(sum / distinct.length));
+      if ((!chosenRows || chosen[row]) && accept(row)) best.offer(row, Math.fround(sum / distinct.length));
     }
+    if (chosenRows) for (const row of chosenRows) chosen[row] = 0;
     return best.sorted();
+  }
+
+  /**
+   * Marks in `chosen` the rows holding, for some group, every word of it (a word: any of its
+   * lexemes), and returns them. Groups have at most 31 words.
+   */
+  private select(groups: ReadonlyArray<ReadonlyArray<readonly string[]>>, rows: number): number[] {
+    const { marks, chosen } = this;
+    const chosenRows: number[] = [];
+    for (const group of groups) {
+      if (group.length > 31) throw new Error('a word group of more than 31 words');
+      const every = 2 ** group.length - 1;
+      const marked: number[] = [];
+      group.forEach((word, k) => {
+        for (const lexeme of new Set(word)) {
+          for (const entry of this.lists.get(lexeme) ?? []) {
+            const row = Math.floor(entry / 256);
+            if (row >= rows) break;
+            if (marks[row] === 0) marked.push(row);
+            marks[row]! |= 1 << k;
+          }
+        }
+      });
+      for (const row of marked) {
+        if (marks[row] === every && !chosen[row]) {
+          chosen[row] = 1;
+          chosenRows.push(row);
+        }
+        marks[row] = 0;
+      }
+    }
+    return chosenRows;
   }
 }
 

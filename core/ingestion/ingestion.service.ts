@@ -1,6 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
-import { tsvectorCounts } from '../db/tsvector.js';
 import { completeJobs } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import type { PlanId } from '../plans.js';
@@ -66,7 +65,7 @@ interface Indexing {
   /** The document's chunks per detected language (those an earlier attempt wrote included). */
   languages: Map<string, number>;
   /** The chunks this attempt wrote, by id, for the vector index (earlier attempts' are read back). */
-  written: Map<string, { index: number; vector: Float32Array; terms: ReadonlyMap<string, number> }>;
+  written: Map<string, { index: number; vector: Float32Array; tsvector: string }>;
 }
 
 /** `done`: the language of each chunk an earlier attempt wrote, by chunk index. */
@@ -220,7 +219,7 @@ export class IngestionService {
       const row = new Map(rows.map((r, j) => [`${r.item.doc.id}:${r.chunk.index}`, j]));
       for (const r of inserted) {
         const j = row.get(`${r.document_id}:${r.chunk_index}`)!;
-        rows[j]!.item.written.set(r.id, { index: r.chunk_index, vector: vectors[j]!, terms: tsvectorCounts(r.tsv) });
+        rows[j]!.item.written.set(r.id, { index: r.chunk_index, vector: vectors[j]!, tsvector: r.tsv });
       }
       written += rows.length;
       // Progress and leases; after the last write, completing the jobs does both.
@@ -279,7 +278,7 @@ export class IngestionService {
             title: doc.title,
             tags: doc.tags,
             createdAt: doc.created_at,
-            chunks: [...written].sort((a, b) => a[1].index - b[1].index).map(([id, c]) => ({ id, vector: c.vector, terms: c.terms })),
+            chunks: [...written].sort((a, b) => a[1].index - b[1].index).map(([id, c]) => ({ id, vector: c.vector, tsvector: c.tsvector })),
           },
         }),
       })),

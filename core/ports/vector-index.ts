@@ -35,8 +35,8 @@ export interface DocumentIndexed {
     title: string;
     tags: Record<string, string>;
     createdAt: Date;
-    /** Each chunk's vector and its tsvector's lexemes with their occurrences (see tsvectorCounts). */
-    chunks: Array<{ id: string; vector: Float32Array; terms?: ReadonlyMap<string, number> }>;
+    /** Each chunk's vector and its tsvector as PostgreSQL writes it as text (`tsv::text`; see tsvectorCounts). */
+    chunks: Array<{ id: string; vector: Float32Array; tsvector?: string }>;
   };
 }
 

@@ -54,7 +54,7 @@ export const MAX_MATCH_FREQUENCY = 0.05;
  */
 export const MATCH_ROW_BUDGET = 1_000;
 
-interface QueryWord {
+export interface QueryWord {
   /** The word's lexemes under every configuration searched (its forms in each language). */
   lexemes: string[];
   /** Share of the table's chunks holding one of them; 0 when too rare for the statistics to list. */
@@ -142,29 +142,34 @@ async function queryWords(db: Queryable, query: string, configs: readonly string
   }));
 }
 
-/** A tsquery selecting the rows a keyword search ranks. */
-export interface MatchQuery {
-  tsquery: string;
+/**
+ * Rows a keyword search ranks: those holding, for some group, every word of it (a word: any of its
+ * lexemes).
+ */
+export interface WordSelection {
+  groups: ReadonlyArray<readonly QueryWord[]>;
   /** Used only when it selects at least the search's limit of rows (a narrowing); else the next is tried. */
   narrowing: boolean;
 }
 
 /**
- * Which rows a keyword search ranks, as the match queries to try in turn until one finds rows.
+ * Which rows a keyword search ranks, as the selections to try in turn until one finds rows.
  * Ranking always uses every word. First: the rare words — those too rare for the statistics (free:
  * they match few rows, often none, like a stop word kept by the 'simple' configuration), and those
- * under MAX_MATCH_FREQUENCY rarest first within MATCH_ROW_BUDGET estimated rows of a table of
+ * under MAX_MATCH_FREQUENCY rarest first within `rowBudget` estimated rows of a table of
  * `tableRows` (the rarest always); then the two rarest common words together; then either of the
- * two rarest words. A search never ranks the rows of every word: at 100k chunks a query of common
- * words ranked ~50,000 rows (0.5 s).
+ * two rarest words. A search never ranks the rows of every word: a word in most chunks orders the
+ * results but does not select them (ts_rank has no notion of a word's rarity; this is where it
+ * enters), and in the database a query of common words ranked ~50,000 rows at 100k chunks (0.5 s).
  *
- * When even the rare words pass the budget (at 100k chunks the rarest word of a query can be in
- * ~4,000), the rows holding two of the three rarest words come first, used when they fill the
- * search's limit: a chunk with two of a query's rarest words is the better match in all but odd
- * cases, and such rows are usually a few hundred. Not for a filtered search (`narrow`
- * false): among the share of rows a filter leaves, the pairs rarely fill the limit.
+ * When even the rare words pass the budget (in the database, at 100k chunks, the rarest word of a
+ * query can be in ~4,000), the rows holding two of the three rarest words come first, used when
+ * they fill the search's limit: a chunk with two of a query's rarest words is the better match in
+ * all but odd cases, and such rows are usually a few hundred. Not for a filtered search (`narrow`
+ * false): among the share of rows a filter leaves, the pairs rarely fill the limit. The in-memory
+ * keyword index, whose cost per row is negligible, has no budget (Infinity).
  */
-export function matchQueries(words: readonly QueryWord[], tableRows = 0, rowBudget = MATCH_ROW_BUDGET, narrow = true): MatchQuery[] {
+export function wordSelections(words: readonly QueryWord[], tableRows = 0, rowBudget = MATCH_ROW_BUDGET, narrow = true): WordSelection[] {
   const byFrequency = [...words].sort((a, b) => a.frequency - b.frequency);
   const unknown = byFrequency.filter((w) => w.frequency === 0);
   const known = byFrequency.filter((w) => w.frequency > 0);
@@ -177,17 +182,36 @@ export function matchQueries(words: readonly QueryWord[], tableRows = 0, rowBudg
   });
   const selecting = [...unknown, ...selectingRare];
   const selectedRows = selectingRare.reduce((sum, w) => sum + w.frequency * tableRows, 0);
-  const both = (pair: readonly QueryWord[]) => pair.map((w) => `(${anyOf(w.lexemes)})`).join(' & ');
-  const candidates: MatchQuery[] = [];
+  const anyOne = (list: readonly QueryWord[]) => list.map((w) => [w]);
+  const out: WordSelection[] = [];
   if (narrow && selectedRows > rowBudget && byFrequency.length >= 2) {
     const [a, b, c] = byFrequency;
-    const pairs = c ? [[a!, b!], [a!, c], [b!, c]] : [[a!, b!]];
-    candidates.push({ tsquery: pairs.map((pair) => `(${both(pair)})`).join(' | '), narrowing: true });
+    out.push({ groups: c ? [[a!, b!], [a!, c], [b!, c]] : [[a!, b!]], narrowing: true });
   }
-  if (selecting.length) candidates.push({ tsquery: anyOf(selecting.flatMap((w) => w.lexemes)), narrowing: false });
-  if (common.length >= 2) candidates.push({ tsquery: both(common.slice(0, 2)), narrowing: false });
-  const rarest = (known.length ? known : byFrequency).slice(0, 2);
-  candidates.push({ tsquery: anyOf(rarest.flatMap((w) => w.lexemes)), narrowing: false });
+  if (selecting.length) out.push({ groups: anyOne(selecting), narrowing: false });
+  if (common.length >= 2) out.push({ groups: [common.slice(0, 2)], narrowing: false });
+  out.push({ groups: anyOne((known.length ? known : byFrequency).slice(0, 2)), narrowing: false });
+  return out;
+}
+
+/** A tsquery selecting the rows a keyword search ranks. */
+export interface MatchQuery {
+  tsquery: string;
+  /** Used only when it selects at least the search's limit of rows (a narrowing); else the next is tried. */
+  narrowing: boolean;
+}
+
+/** `wordSelections` as tsqueries (the same selection twice is tried once). */
+export function matchQueries(words: readonly QueryWord[], tableRows = 0, rowBudget = MATCH_ROW_BUDGET, narrow = true): MatchQuery[] {
+  const all = (group: readonly QueryWord[]) => group.map((w) => `(${anyOf(w.lexemes)})`).join(' & ');
+  const candidates = wordSelections(words, tableRows, rowBudget, narrow).map(({ groups, narrowing }) => ({
+    tsquery: narrowing
+      ? groups.map((group) => `(${all(group)})`).join(' | ')
+      : groups.every((group) => group.length === 1)
+        ? anyOf(groups.flatMap((group) => group[0]!.lexemes))
+        : groups.map(all).join(' | '),
+    narrowing,
+  }));
   return candidates.filter((c, i) => candidates.findIndex((o) => o.tsquery === c.tsquery) === i);
 }
 
