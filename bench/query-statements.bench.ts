@@ -6,7 +6,8 @@
  * query (a filter evaluated in JavaScript, say) runs meanwhile, so that work shows up here too.
  *
  * Usage: npx tsx bench/retrieval-scale.bench.ts --sizes 100000 --keep-data .bench/data   (once)
- *        npx tsx bench/query-statements.bench.ts --data .bench/data/100000 [--filtered] [--queries 300]
+ *        [KEYWORD_INDEX=flat|postgres] npx tsx bench/query-statements.bench.ts --data .bench/data/100000 [--filtered]
+ *          [--queries 300] [--mode hybrid|vector|keyword]
  */
 import fs from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
@@ -18,6 +19,7 @@ import type { QueryResult, Queryable, SqlParam } from '../core/db/database.js';
 import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import type { QueryRequest } from '../core/search/search.schema.js';
+import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService } from '../core/search/search.service.js';
 import { SyntheticCorpus } from './corpus.js';
 import { keyContext, median, percentile } from './support.js';
 
@@ -25,6 +27,7 @@ const { values } = parseArgs({
   options: {
     data: { type: 'string' },
     filtered: { type: 'boolean', default: false },
+    mode: { type: 'string', default: 'hybrid' },
     queries: { type: 'string', default: '300' },
     seed: { type: 'string', default: '42' },
   },
@@ -53,7 +56,11 @@ const timed: Queryable['query'] = async <T>(sql: string, params?: readonly SqlPa
 };
 db.query = timed;
 
-const runtime = await createRuntime(db, loadConfig({ LOG_LEVEL: 'silent' }), log);
+const runtime = await createRuntime(db, loadConfig({ LOG_LEVEL: 'silent', KEYWORD_INDEX: process.env.KEYWORD_INDEX }), log);
+const mode = values.mode as SearchOptions['mode'];
+if (!['hybrid', 'vector', 'keyword'].includes(mode)) throw new Error('--mode is hybrid, vector or keyword');
+const { embedder, vectorIndex, keywordIndex } = runtime.services.adapters;
+const search = new SearchService(db, embedder, vectorIndex, keywordIndex, { ...DEFAULT_SEARCH_OPTIONS, mode });
 try {
   const started = performance.now();
   while ((await runtime.services.adapters.vectorIndex.status()).tenant !== 'ok') await new Promise((r) => setTimeout(r, 200));
@@ -68,18 +75,18 @@ try {
     source_language: 'auto',
     ...(values.filtered ? { filters: { 'tags.department': 'legal' } } : {}),
   });
-  for (const text of texts.slice(0, 30)) await runtime.services.search.query(ctx, request(text));
+  for (const text of texts.slice(0, 30)) await search.query(ctx, request(text));
   recording = true;
   const totals: number[] = [];
   for (const text of texts) {
     const t = performance.now();
-    await runtime.services.search.query(ctx, request(text));
+    await search.query(ctx, request(text));
     totals.push(performance.now() - t);
   }
   recording = false;
   const perQuery = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / totals.length;
   console.log(
-    `${totals.length} queries${values.filtered ? ' filtered to tags.department=legal' : ''}: p50 ${percentile(totals, 50).toFixed(2)} ms, ` +
+    `${totals.length} ${mode} queries (keyword index ${keywordIndex.kind})${values.filtered ? ' filtered to tags.department=legal' : ''}: p50 ${percentile(totals, 50).toFixed(2)} ms, ` +
       `p99 ${percentile(totals, 99).toFixed(2)} ms, mean ${perQuery(totals).toFixed(2)} ms`,
   );
   console.log('ms per query   runs   median    p99   statement');

@@ -22,8 +22,8 @@
  * configuration (Lore ORs the lexemes of all of them), and ts_rank_cd (cover density, Lore's ranking
  * until 2026-11) in place of ts_rank, with every query word selecting rows.
  *
- * Keyword search is the configured one (KEYWORD_INDEX; in memory by default, which ranks every row
- * holding a query word). `--match-row-budget N` searches in the database instead
+ * Keyword search is the one KEYWORD_INDEX names (`flat`, in memory, by default, which ranks every
+ * row holding a query word; `postgres` in the database). `--match-row-budget N` searches in the database instead
  * (PostgresKeywordIndex) with that row budget (MATCH_ROW_BUDGET is 1,000): about 70 makes these
  * ~7,000-chunk knowledge bases select and narrow rows as a 100k-chunk one does.
  *
@@ -143,6 +143,7 @@ async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<I
       CHUNK_TARGET_CHARS: String(chunkTargetChars),
       // The default hard cap (2000) unless the target itself is larger.
       CHUNK_MAX_CHARS: String(Math.max(chunkTargetChars, 2000)),
+      KEYWORD_INDEX: process.env.KEYWORD_INDEX,
     },
     `libreoffice-${help.language}`,
     silent,
