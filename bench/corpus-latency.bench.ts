@@ -48,7 +48,7 @@ import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import type { QueryRequest } from '../core/search/search.schema.js';
-import { LexemeFrequencies, platformKeywordSearch } from '../core/search/search.repository.js';
+import { LexemeFrequencies, platformKeywordSearch, queryLexemes } from '../core/search/search.repository.js';
 import type { Services } from '../core/services.js';
 import { keyContext, median, percentile } from './support.js';
 import { VectorQueryProbe } from './vector-query-probe.js';
@@ -258,11 +258,10 @@ async function main(): Promise<void> {
       });
     };
     const frequencies = new LexemeFrequencies(db);
-    const keyword = (q: string) =>
+    const keyword = async (q: string) =>
       platformKeywordSearch(db, {
         filter: { corpusIds: [corpus.id], metadata: {} },
-        query: q,
-        configs: [...new Set(Object.values(TEXT_SEARCH_CONFIG))],
+        words: await queryLexemes(db, q, [...new Set(Object.values(TEXT_SEARCH_CONFIG))]),
         limit: 50,
         frequencies,
       });

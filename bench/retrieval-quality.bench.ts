@@ -48,7 +48,7 @@ import { PostgresKeywordIndex } from '../core/adapters/postgres.keyword-index.js
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from '../core/search/fusion.js';
-import { LexemeFrequencies, keywordSearch } from '../core/search/search.repository.js';
+import { LexemeFrequencies, keywordSearch, queryLexemes } from '../core/search/search.repository.js';
 import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService } from '../core/search/search.service.js';
 import { SqlParams } from '../core/shared/sql-params.js';
@@ -284,7 +284,14 @@ async function retrieve(target: Ingested, language: string, queries: RetrievalQu
     vectorMs += t1 - t0;
     keywordMs += t2 - t1;
     const keywordOwn = values.diagnostics
-      ? (await keywordSearch(target.db, { filter, query: q.query, configs: [ownConfig], limit: MAX_CANDIDATES, frequencies: new LexemeFrequencies(target.db) })).map((h) => h.chunkId)
+      ? (
+          await keywordSearch(target.db, {
+            filter,
+            words: await queryLexemes(target.db, q.query, [ownConfig]),
+            limit: MAX_CANDIDATES,
+            frequencies: new LexemeFrequencies(target.db),
+          })
+        ).map((h) => h.chunkId)
       : [];
     const keywordCoverDensity = values.diagnostics ? await keywordSearchCoverDensity(target.db, filter, q.query, MAX_CANDIDATES) : [];
     const c = { vector, keyword, keywordOwn, keywordCoverDensity };

@@ -16,7 +16,7 @@ import {
 import { tsvectorCounts } from '../db/tsvector.js';
 import type { KeywordHit } from '../ports/keyword-index.js';
 import { KeywordPostings } from './keyword-postings.js';
-import { wordSelections } from '../search/search.repository.js';
+import { withFrequencies, wordSelections } from '../search/search.repository.js';
 import { PgVectorIndex } from './pgvector.vector-index.js';
 import { type ScanMatches, VectorScanner, scanNow } from './vector-scanner.js';
 
@@ -62,6 +62,13 @@ export interface IndexedDocument extends Owner {
 
 export interface IndexedRecord extends Owner {
   metadata: Record<string, unknown>;
+}
+
+/** What one search reads: segments, the test of their owners (null: every owner passes), and labels every passing owner carries. */
+interface SearchTarget<O extends Owner> {
+  segments: Array<Segment<O>>;
+  accept: ((owner: O) => boolean) | null;
+  labels: readonly string[];
 }
 
 /**
@@ -458,40 +465,54 @@ export class FlatVectorIndex implements VectorIndex {
    * only while `servesKeywords`.
    */
   async keywordSearch(params: { filter: ChunkFilter; words: ReadonlyArray<readonly string[]>; limit: number }): Promise<KeywordHit[]> {
-    const { filter } = params;
+    // Changes notified before this search apply first.
     await this.queue;
-    const segments = [
-      ...filter.knowledgeBaseIds.map((id) => (filter.embedder && filter.embedder !== this.embedderId ? undefined : this.knowledgeBases.get(id))),
-      ...(filter.embedder ? [] : filter.knowledgeBaseIds.map((id) => this.otherEmbedders.get(id))),
-    ].filter((s) => s?.tenantId === filter.scope.tenantId);
-    return this.keywordHits(segments, params, documentMatcher(filter), documentFilterLabels(filter));
+    return this.keywordHits(this.tenantTarget(params.filter, true), params);
   }
 
   /** As `keywordSearch`, over platform corpus chunks (those of the embedder in use, which the index holds). */
   async keywordSearchPlatform(params: { filter: PlatformChunkFilter; words: ReadonlyArray<readonly string[]>; limit: number }): Promise<KeywordHit[]> {
     await this.queue;
-    if (params.filter.embedder && params.filter.embedder !== this.embedderId) return [];
-    const matches = metadataMatcher(params.filter);
-    return this.keywordHits(
-      params.filter.corpusIds.map((id) => this.corpora.get(id)),
-      params,
-      matches && ((record: IndexedRecord) => matches(record.metadata)),
-      recordFilterLabels(params.filter),
-    );
+    return this.keywordHits(this.platformTarget(params.filter), params);
+  }
+
+  /**
+   * What a search over a tenant's knowledge bases reads: their segments (with `otherEmbedders`, the
+   * lexeme-only segments of other embedders' chunks too, unless the filter names an embedder),
+   * those of another tenant left out whatever ids the caller passed; its documents' test; and the
+   * labels every accepted document carries.
+   */
+  private tenantTarget(filter: ChunkFilter, otherEmbedders = false): SearchTarget<IndexedDocument> {
+    const ids = filter.knowledgeBaseIds;
+    const segments = [
+      ...(!filter.embedder || filter.embedder === this.embedderId ? ids.map((id) => this.knowledgeBases.get(id)) : []),
+      ...(otherEmbedders && !filter.embedder ? ids.map((id) => this.otherEmbedders.get(id)) : []),
+    ];
+    return {
+      segments: segments.filter((s): s is Segment<IndexedDocument> => s?.tenantId === filter.scope.tenantId),
+      accept: documentMatcher(filter),
+      labels: documentFilterLabels(filter),
+    };
+  }
+
+  /** As `tenantTarget`, for corpora (whose segments hold the embedder in use's chunks only). */
+  private platformTarget(filter: PlatformChunkFilter): SearchTarget<IndexedRecord> {
+    const matches = metadataMatcher(filter);
+    const segments = !filter.embedder || filter.embedder === this.embedderId ? filter.corpusIds.map((id) => this.corpora.get(id)) : [];
+    return {
+      segments: segments.filter((s): s is Segment<IndexedRecord> => s !== undefined),
+      accept: matches && ((record: IndexedRecord) => matches(record.metadata)),
+      labels: recordFilterLabels(filter),
+    };
   }
 
   private keywordHits<O extends Owner>(
-    segments: Array<Segment<O> | undefined>,
+    { segments, accept, labels }: SearchTarget<O>,
     params: { words: ReadonlyArray<readonly string[]>; limit: number },
-    accept: ((owner: O) => boolean) | null,
-    labels: readonly string[],
   ): KeywordHit[] {
-    const searched = [...new Set(segments)].filter((s): s is Segment<O> => s !== undefined);
+    const searched = [...new Set(segments)];
     const rows = searched.reduce((n, s) => n + s.live, 0);
-    const words = params.words.map((lexemes) => ({
-      lexemes: [...lexemes],
-      frequency: rows ? Math.min(1, lexemes.reduce((n, l) => n + searched.reduce((m, s) => m + s.rowsHolding(l), 0), 0) / rows) : 0,
-    }));
+    const words = withFrequencies(params.words, (l) => (rows ? searched.reduce((n, s) => n + s.rowsHolding(l), 0) / rows : 0));
     const lexemes = words.flatMap((w) => w.lexemes);
     for (const selection of wordSelections(words, rows, Infinity, false)) {
       const groups = selection.groups.map((group) => group.map((w) => w.lexemes));
@@ -506,37 +527,26 @@ export class FlatVectorIndex implements VectorIndex {
 
   async search(params: { filter: ChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
     if (!this.loadedFlag) return this.fallback.search(params);
-    const { filter } = params;
-    const matches = documentMatcher(filter);
-    // The knowledge base ids come from the caller's scope; each segment's tenant is checked again.
-    const segments = filter.knowledgeBaseIds.map((id) => this.knowledgeBases.get(id)).filter((s) => s?.tenantId === filter.scope.tenantId);
-    return this.nearest(segments, params, matches, documentFilterLabels(filter));
+    // Changes notified before this search (a document that became ready) apply first.
+    await this.queue;
+    return this.nearest(this.tenantTarget(params.filter), params);
   }
 
   async searchPlatform(params: { filter: PlatformChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
     if (!this.loadedFlag) return this.fallback.searchPlatform(params);
-    const matches = metadataMatcher(params.filter);
-    return this.nearest(
-      params.filter.corpusIds.map((id) => this.corpora.get(id)),
-      params,
-      matches && ((record: IndexedRecord) => matches(record.metadata)),
-      recordFilterLabels(params.filter),
-    );
+    await this.queue;
+    return this.nearest(this.platformTarget(params.filter), params);
   }
 
   /** The `limit` closest rows over these segments (those of the query's dimension), by one scan each. */
   private async nearest<O extends Owner>(
-    segments: Array<Segment<O> | undefined>,
+    { segments, accept, labels }: SearchTarget<O>,
     params: { dimensions: number; vector: Float32Array; limit: number },
-    accept: ((owner: O) => boolean) | null,
-    labels: readonly string[],
   ): Promise<VectorHit[]> {
-    // Changes notified before this search (a document that became ready) apply first.
-    await this.queue;
     const query = quantize(params.vector);
     const scans = [...new Set(segments)]
-      .filter((segment) => segment?.dimensions === params.dimensions)
-      .map((segment) => segment!.nearest(query, params.limit, accept, labels));
+      .filter((segment) => segment.dimensions === params.dimensions)
+      .map((segment) => segment.nearest(query, params.limit, accept, labels));
     return (await Promise.all(scans)).flat().sort(compareHits).slice(0, params.limit);
   }
 

@@ -7,17 +7,19 @@ export interface KeywordHit {
 }
 
 export interface KeywordSearchParams {
-  query: string;
-  /** The text-search configurations the query is normalised with (every one chunks are indexed with). */
-  configs: readonly string[];
+  /**
+   * The query's words, each as its lexemes under every text-search configuration chunks are indexed
+   * with (`queryLexemes`: PostgreSQL normalises the query once, for every search of it).
+   */
+  words: ReadonlyArray<readonly string[]>;
   limit: number;
 }
 
 /**
  * Full-text search over chunks: tenant chunks and platform corpus chunks. Each chunk's tsvector is
  * built by PostgreSQL with its own language's configuration, and the chunk tables keep it; a query
- * is normalised by PostgreSQL with every configuration, its lexemes OR-ed, and rows ranked by
- * ts_rank (ties by chunk id). Adapters either search the tables (`postgres`: a GIN index) or keep
+ * is normalised by PostgreSQL with every configuration (before it reaches an adapter), its lexemes
+ * OR-ed, and rows ranked by ts_rank (ties by chunk id). Adapters either search the tables (`postgres`: a GIN index) or keep
  * the lexemes in memory (`flat`: the flat vector index's segments), with the same ranking.
  */
 export interface KeywordIndex {

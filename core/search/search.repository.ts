@@ -134,11 +134,11 @@ export async function queryLexemes(db: Queryable, query: string, configs: readon
   return rows.map((r) => r.lexemes.filter((l) => !l.includes('\\'))).filter((lexemes) => lexemes.length);
 }
 
-/** The query's words with their lexemes, and how common each word is by the statistics. */
-async function queryWords(db: Queryable, query: string, configs: readonly string[], frequencies: Map<string, number>): Promise<QueryWord[]> {
-  return (await queryLexemes(db, query, configs)).map((lexemes) => ({
-    lexemes,
-    frequency: Math.min(1, lexemes.reduce((sum, l) => sum + (frequencies.get(l) ?? 0), 0)),
+/** The query's words with how common each is, from the share of rows holding each of its lexemes. */
+export function withFrequencies(words: ReadonlyArray<readonly string[]>, frequency: (lexeme: string) => number): QueryWord[] {
+  return words.map((lexemes) => ({
+    lexemes: [...lexemes],
+    frequency: Math.min(1, lexemes.reduce((sum, l) => sum + frequency(l), 0)),
   }));
 }
 
@@ -224,9 +224,9 @@ async function rankedKeywordSearch(
     filtered: boolean;
   },
 ): Promise<KeywordHit[]> {
+  if (!params.words.length) return [];
   const lexemes = await params.frequencies.of(params.table);
-  const words = await queryWords(db, params.query, params.configs, lexemes.frequencies);
-  if (!words.length) return [];
+  const words = withFrequencies(params.words, (l) => lexemes.frequencies.get(l) ?? 0);
   const rank = anyOf(words.flatMap((w) => w.lexemes));
   const search = async (match: string) => {
     const p = new SqlParams();

@@ -13,7 +13,7 @@ import { scopeOf } from '../shared/scope.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { chunkDetails, platformChunkDetails } from './search.repository.js';
+import { chunkDetails, platformChunkDetails, queryLexemes } from './search.repository.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 
 export interface SearchOptions {
@@ -151,14 +151,19 @@ export class SearchService {
         .flat()
         .sort((a, b) => b.similarity - a.similarity)
         .slice(0, limit);
-    const keywordArgs = { query: request.query, configs: ALL_TEXT_SEARCH_CONFIGS, limit };
-    const searchKeywords = async () =>
-      [
-        ...(kbs.length ? await this.keywords.search({ ...keywordArgs, filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) } }) : []),
-        ...platformIds(await this.keywords.searchPlatform({ ...keywordArgs, filter: { ...platformFilter, corpusIds: corpora.map((c) => c.id) } })),
+    const searchKeywords = async () => {
+      // Normalised once, by PostgreSQL, for both searches.
+      const words = await queryLexemes(this.db, request.query, ALL_TEXT_SEARCH_CONFIGS);
+      if (!words.length) return [];
+      return [
+        ...(kbs.length ? await this.keywords.search({ words, limit, filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) } }) : []),
+        ...(corpora.length
+          ? platformIds(await this.keywords.searchPlatform({ words, limit, filter: { ...platformFilter, corpusIds: corpora.map((c) => c.id) } }))
+          : []),
       ]
         .sort((a, b) => b.rank - a.rank)
         .slice(0, limit);
+    };
     // Both at once: the flat index scans on a worker thread (a database index on its own
     // connection) while the keyword search runs in the database or in memory.
     const [vectorHits, keywordHits] = await Promise.all([

@@ -134,7 +134,7 @@ for (const database of testDatabases()) {
        * selected by the words' exact share of the knowledge base's chunks, with no row budget.
        */
       const both = async (query: string, f: ChunkFilter, limit = 20) => {
-        const got = await flat.search({ query, configs: CONFIGS, limit, filter: f });
+        const got = await flat.search({ words: await queryLexemes(db, query, CONFIGS), limit, filter: f });
         const quoted = (lexemes: string[]) => lexemes.map((l) => `'${l.replace(/'/g, "''")}'`).join(' | ');
         const { rows: size } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE knowledge_base_id = $1', [kb]);
         const words: QueryWord[] = [];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Database } from '../../core/db/database.js';
 import { migrate } from '../../core/db/migrator.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
-import { LexemeFrequencies, MATCH_ROW_BUDGET, MAX_MATCH_FREQUENCY, keywordSearch, matchQueries } from '../../core/search/search.repository.js';
+import { LexemeFrequencies, MATCH_ROW_BUDGET, MAX_MATCH_FREQUENCY, keywordSearch, matchQueries, queryLexemes } from '../../core/search/search.repository.js';
 import { type TestApp, createTenant, ingest, startTestApp } from '../support/app.js';
 
 describe('keyword search: which rows are ranked', () => {
@@ -76,7 +76,7 @@ describe('keyword search: which rows are ranked', () => {
 
     it('normalises each query word with every configuration given: an inflected form finds the stemmed chunks', async () => {
       const count = async (query: string, with_: readonly string[]) =>
-        (await keywordSearch(db, { filter, query, configs: with_, limit: 50, frequencies })).length;
+        (await keywordSearch(db, { filter, words: await queryLexemes(db, query, with_), limit: 50, frequencies })).length;
       assert.equal(await count('cartridge', configs), 3, "english stems 'cartridge' as the chunks' 'cartridges'");
       assert.equal(await count('cartridge', ['simple']), 0, 'unstemmed, the forms differ');
       assert.equal(await count('cartridge', []), 0, 'no configuration, no words');
@@ -84,9 +84,9 @@ describe('keyword search: which rows are ranked', () => {
     });
 
     it('ranks only the chunks holding a rare word, by every word', async () => {
-      const hits = await keywordSearch(db, { filter, query: 'printer zyxel', configs, limit: 50, frequencies });
+      const hits = await keywordSearch(db, { filter, words: await queryLexemes(db, 'printer zyxel', configs), limit: 50, frequencies });
       assert.equal(hits.length, 2, 'printer is in every chunk: it ranks, it does not select');
-      const all = await keywordSearch(db, { filter, query: 'printer', configs, limit: 50, frequencies });
+      const all = await keywordSearch(db, { filter, words: await queryLexemes(db, 'printer', configs), limit: 50, frequencies });
       assert.equal(all.length, 45, 'a query of common words still finds them');
     });
 
@@ -106,8 +106,8 @@ describe('keyword search: which rows are ranked', () => {
           return db.query(sql, params);
         },
       });
-      const search = (limit: number, matchRowBudget?: number) =>
-        keywordSearch(counting, { filter, query: 'zyxel modem', configs, limit, frequencies, matchRowBudget });
+      const search = async (limit: number, matchRowBudget?: number) =>
+        keywordSearch(counting, { filter, words: await queryLexemes(db, 'zyxel modem', configs), limit, frequencies, matchRowBudget });
       const budget = async (limit: number, matchRowBudget?: number) => {
         rankings = 0;
         const hits = await search(limit, matchRowBudget);
@@ -120,14 +120,14 @@ describe('keyword search: which rows are ranked', () => {
       assert.equal(top?.chunkId, (await search(50))[0]?.chunkId, 'the narrowing keeps the best match');
       rankings = 0;
       const since = new Date(0); // a filter that every chunk passes
-      const hits = await keywordSearch(counting, { filter: { ...filter, createdAfter: since }, query: 'zyxel modem', configs, limit: 50, frequencies, matchRowBudget: 1 });
+      const hits = await keywordSearch(counting, { filter: { ...filter, createdAfter: since }, words: await queryLexemes(db, 'zyxel modem', configs), limit: 50, frequencies, matchRowBudget: 1 });
       assert.deepEqual({ hits: hits.length, rankings }, { hits: 1, rankings: 1 }, 'a filtered search ranks the rare words\' rows at once');
     });
 
     it('falls back to either of the two rarest words when they never meet', async () => {
-      const together = await keywordSearch(db, { filter, query: 'printer ink', configs, limit: 50, frequencies });
+      const together = await keywordSearch(db, { filter, words: await queryLexemes(db, 'printer ink', configs), limit: 50, frequencies });
       assert.equal(together.length, 3, 'the two rarest common words, together');
-      const apart = await keywordSearch(db, { filter, query: 'ink toner', configs, limit: 50, frequencies });
+      const apart = await keywordSearch(db, { filter, words: await queryLexemes(db, 'ink toner', configs), limit: 50, frequencies });
       assert.equal(apart.length, 7, 'never together: either word');
     });
   });
