@@ -14,7 +14,7 @@ import {
   recordLabels,
 } from '../search/chunk-filter.js';
 import { tsvectorCounts } from '../db/tsvector.js';
-import type { KeywordHit } from '../ports/keyword-index.js';
+import { type KeywordHit, compareKeywordHits } from '../ports/keyword-index.js';
 import { KeywordPostings } from './keyword-postings.js';
 import { withFrequencies, wordSelections } from '../search/search.repository.js';
 import { PgVectorIndex } from './pgvector.vector-index.js';
@@ -518,7 +518,7 @@ export class FlatVectorIndex implements VectorIndex {
       const groups = selection.groups.map((group) => group.map((w) => w.lexemes));
       const hits = searched
         .flatMap((segment) => segment.keywordHits(lexemes, params.limit, accept, labels, groups))
-        .sort((a, b) => b.rank - a.rank || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0))
+        .sort(compareKeywordHits)
         .slice(0, params.limit);
       if (hits.length) return hits;
     }

@@ -106,6 +106,8 @@ export class KeywordPostings {
       for (const entry of list) {
         const row = Math.floor(entry / 256);
         if (row >= rows) break;
+        // Rows the selection left out are not ranked at all (a common word's rows, mostly).
+        if (chosenRows && !chosen[row]) continue;
         if (sums[row] === 0) touched.push(row);
         // calc_rank_or's running float4 sum, in its order of lexemes.
         sums[row] = Math.fround(sums[row]! + CONTRIBUTION[(entry % 256) + 1]!);
@@ -115,7 +117,7 @@ export class KeywordPostings {
     for (const row of touched) {
       const sum = sums[row]!;
       sums[row] = 0;
-      if ((!chosenRows || chosen[row]) && accept(row)) best.offer(row, Math.fround(sum / distinct.length));
+      if (accept(row)) best.offer(row, Math.fround(sum / distinct.length));
     }
     if (chosenRows) for (const row of chosenRows) chosen[row] = 0;
     return best.sorted();

@@ -6,6 +6,11 @@ export interface KeywordHit {
   rank: number;
 }
 
+/** Orders hits best first; equal ranks by chunk id, as the database search orders them. */
+export function compareKeywordHits(a: KeywordHit, b: KeywordHit): number {
+  return b.rank - a.rank || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
+}
+
 export interface KeywordSearchParams {
   /**
    * The query's words, each as its lexemes under every text-search configuration chunks are indexed
