@@ -4,7 +4,7 @@ import type { Config } from '../core/config.js';
 import { errors } from '../core/errors.js';
 import type { Services } from '../core/services.js';
 import { errorHandler } from './error-handler.js';
-import { type HttpMetrics, createMetrics, observeRequests } from './metrics.js';
+import { type HttpMetrics, createMetrics, metricsEndpoint, observeRequests } from './metrics.js';
 import { BURST_LIMITS } from '../core/plans.js';
 import { apiKeyGuard, platformGuard } from './middleware/auth.js';
 import { perIpLimit } from './middleware/rate-limit.js';
@@ -28,7 +28,7 @@ import { queryRoutes } from './routes/query.routes.js';
 import { translationRoutes } from './routes/translation.routes.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'adminToken' | 'metricsEnabled' | 'publicBaseUrl' | 'trustedProxies'>;
+  config: Pick<Config, 'adminToken' | 'metricsEnabled' | 'metricsToken' | 'publicBaseUrl' | 'trustedProxies'>;
   services: Services;
   log: Logger;
   version: string;
@@ -50,8 +50,9 @@ export function createApp(deps: AppDeps): App {
   app.set('query parser', 'simple');
 
   const metrics = createMetrics();
+  const probes = healthRoutes(services.health);
   const routes: RouteSpec[] = [
-    ...healthRoutes(services.health),
+    ...probes,
     ...knowledgeBaseRoutes(services.knowledgeBases, services.documents),
     ...documentRoutes(services.documents, services.jobs, services.adapters.rateLimits),
     ...queryRoutes(services),
@@ -69,8 +70,16 @@ export function createApp(deps: AppDeps): App {
   ];
   const openapi = buildOpenApiDocument(routes, { version: deps.version, serverUrl: config.publicBaseUrl });
 
+  const guards = { platform: platformGuard(config.adminToken), apiKey: apiKeyGuard(services.keys, services.dpa) };
+
   app.use(requestId(log));
   app.use(observeRequests(metrics));
+  // Health probes and metrics come before every rate limit: a kubelet or Prometheus sharing an
+  // address with busy clients must never be refused (a throttled liveness probe restarts a healthy pod).
+  const operational = express.Router();
+  mountRoutes(operational, probes, guards);
+  if (config.metricsEnabled) operational.get('/metrics', metricsEndpoint(metrics, config.metricsToken));
+  app.use(operational);
   app.use(perIpLimit(services.adapters.rateLimits, BURST_LIMITS.perIpPerSecond));
   // OAuth and MCP take OAuth credentials, parse their own bodies, and answer in their protocols' error formats.
   app.use(oauthRouter({ services, log }));
@@ -85,17 +94,15 @@ export function createApp(deps: AppDeps): App {
   app.use(express.json({ limit: '1mb', type: jsonTypes }));
 
   const router = express.Router();
-  mountRoutes(router, routes, { platform: platformGuard(config.adminToken), apiKey: apiKeyGuard(services.keys, services.dpa) });
+  mountRoutes(
+    router,
+    routes.filter((r) => !probes.includes(r)),
+    guards,
+  );
   router.get('/v1/openapi.json', (_req: Request, res: Response) => {
     res.locals.routeTemplate = '/v1/openapi.json';
     res.json(openapi);
   });
-  if (config.metricsEnabled) {
-    router.get('/metrics', async (_req: Request, res: Response) => {
-      res.locals.routeTemplate = '/metrics';
-      res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-    });
-  }
   app.use(router);
   app.use(() => {
     throw errors.notFound('route');

@@ -7,6 +7,7 @@ import { createLogger } from '../core/logger.js';
 import { ensureAdminToken, forgetServer, recordServer, runningServer } from '../core/platform/data-dir.js';
 import { createApp } from './app.js';
 import { createRuntime } from './runtime.js';
+import { EXIT_RESTART } from './supervisor.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -73,28 +74,38 @@ async function main(): Promise<void> {
   });
   const { port } = server.address() as AddressInfo;
   if (embedded) await recordServer(config.dataDir, { pid: process.pid, port });
-  log.info({ port, database: config.database.kind, dataDir: embedded ? config.dataDir : undefined }, 'Lore is listening');
+  log.info({ port, pid: process.pid, database: config.database.kind, dataDir: embedded ? config.dataDir : undefined }, 'Lore is listening');
 
   let stopping = false;
-  const stop = (signal: string) => {
+  /** Stops taking requests, lets running ones finish, releases the job engine and closes the database. */
+  const stop = (reason: string, exitCode: number) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
+    log.info({ reason }, 'shutting down');
     server.close(() => {
       void (async () => {
         await runtime.close();
         await db.close();
         if (embedded) await forgetServer(config.dataDir);
-        process.exit(0);
+        process.exit(exitCode);
       })();
     });
     server.closeIdleConnections();
     // Long-lived streams (MCP over SSE) never go idle: they get a short grace period, then close.
     setTimeout(() => server.closeAllConnections(), 2_000).unref();
-    setTimeout(() => process.exit(1), 10_000).unref();
+    setTimeout(() => process.exit(exitCode || 1), 10_000).unref();
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM', 0));
+  process.on('SIGINT', () => stop('SIGINT', 0));
+  // Last resorts (every request and job handles its own errors; these catch what slipped through).
+  // A stray rejected promise changes no state by itself: it is logged and the process goes on. An
+  // uncaught exception may have left any state half-changed, so the process stops cleanly (the
+  // database closed, jobs left to their leases) and exits with EXIT_RESTART for its supervisor.
+  process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled promise rejection'));
+  process.on('uncaughtException', (err) => {
+    log.fatal({ err }, 'uncaught exception: stopping so the supervisor restarts Lore');
+    stop('uncaughtException', EXIT_RESTART);
+  });
 }
 
 main().catch((err: unknown) => {

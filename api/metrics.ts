@@ -1,4 +1,6 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { errors } from '../core/errors.js';
 import type { Logger } from 'pino';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -49,5 +51,18 @@ export function observeRequests(metrics: HttpMetrics) {
       );
     });
     next();
+  };
+}
+
+/** GET /metrics in Prometheus' text format; with a token configured, only for `Authorization: Bearer <token>`. */
+export function metricsEndpoint(metrics: HttpMetrics, token: string | undefined) {
+  const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
+  return async (req: Request, res: Response): Promise<void> => {
+    res.locals.routeTemplate = '/metrics';
+    if (expected) {
+      const given = Buffer.from(req.get('authorization') ?? '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw errors.unauthorized('The metrics token is required.');
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   };
 }

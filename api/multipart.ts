@@ -15,10 +15,16 @@ export interface ParsedMultipart {
   file: UploadedFile | undefined;
 }
 
+const PART_LIMITS = { files: 5, fields: 20, parts: 30 };
+
 /**
  * Streams a multipart/form-data request through busboy: the file part is collected only up to
  * the request limit (the moment the limit is passed the request is refused with 413, without
  * reading the rest), other file parts are drained and ignored, and text fields are capped.
+ *
+ * Every stream involved (the request, busboy, each file part) has its errors handled here: a body
+ * that ends early, breaks the multipart syntax, or is cut off by the client settles the promise
+ * with a 4xx, never an unhandled 'error' event. A part named twice is refused rather than guessed at.
  */
 export function parseMultipart(req: Request, limits: MultipartLimits): Promise<ParsedMultipart> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -33,20 +39,22 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<P
     try {
       bb = busboy({
         headers: req.headers,
-        limits: { fileSize: limits.maxRequestBytes, fieldSize: limits.maxFieldBytes, files: 5, fields: 20, parts: 30 },
+        limits: { fileSize: limits.maxRequestBytes, fieldSize: limits.maxFieldBytes, ...PART_LIMITS },
       });
     } catch {
-      reject(errors.badRequest('invalid_multipart', 'The multipart body could not be read.'));
+      reject(malformed('The multipart body could not be read (check the boundary in Content-Type).'));
       return;
     }
     const fields: Record<string, string> = {};
     let file: UploadedFile | undefined;
+    let fileSeen = false;
     let received = 0;
-    let failed = false;
+    let settled = false;
     const fail = (err: AppError) => {
-      if (failed) return;
-      failed = true;
+      if (settled) return;
+      settled = true;
       req.unpipe(bb);
+      // The rest of the body is read and dropped, so the refusal can be answered on this connection.
       req.resume();
       reject(err);
     };
@@ -54,19 +62,31 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<P
       received += chunk.length;
       if (received > limits.maxRequestBytes) fail(tooLarge(limits.maxRequestBytes));
     });
+    req.on('error', () => fail(malformed('The request body could not be read.')));
+    req.on('aborted', () => fail(malformed('The client closed the request before its body ended.')));
     bb.on('field', (name, value, info) => {
       if (info.valueTruncated) fail(errors.badRequest('invalid_metadata', `The "${name}" part is too long.`));
+      else if (Object.hasOwn(fields, name)) fail(malformed(`The part "${name}" appears more than once.`));
       else fields[name] = value;
     });
     bb.on('file', (name, stream, info) => {
-      if (name !== limits.fileField || file) {
+      // A failing part stream fails the request; its error must never go unhandled.
+      stream.on('error', () => fail(malformed('The multipart body ended inside a part, or a part is malformed.')));
+      if (name !== limits.fileField) {
         stream.resume();
         return;
       }
+      if (fileSeen) {
+        stream.resume();
+        fail(malformed(`The part "${name}" appears more than once.`));
+        return;
+      }
+      fileSeen = true;
       const parts: Buffer[] = [];
       stream.on('data', (c: Buffer) => parts.push(c));
       stream.on('limit', () => fail(tooLarge(limits.maxRequestBytes)));
       stream.on('end', () => {
+        if (stream.truncated) return;
         file = {
           data: Buffer.concat(parts),
           contentType: (info.mimeType || '').split(';')[0]!.trim().toLowerCase(),
@@ -74,12 +94,22 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<P
         };
       });
     });
-    bb.on('error', () => fail(errors.badRequest('invalid_multipart', 'The multipart body is malformed.')));
+    const tooMany = () => fail(malformed(`A request may have at most ${PART_LIMITS.fields} fields, ${PART_LIMITS.files} files and ${PART_LIMITS.parts} parts.`));
+    bb.on('partsLimit', tooMany);
+    bb.on('filesLimit', tooMany);
+    bb.on('fieldsLimit', tooMany);
+    bb.on('error', () => fail(malformed('The multipart body is malformed or ends too early.')));
     bb.on('close', () => {
-      if (!failed) resolve({ fields, file });
+      if (settled) return;
+      settled = true;
+      resolve({ fields, file });
     });
     req.pipe(bb);
   });
+}
+
+function malformed(message: string): AppError {
+  return errors.badRequest('invalid_multipart', message);
 }
 
 function tooLarge(limit: number): AppError {

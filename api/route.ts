@@ -1,8 +1,8 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import { type RequestContext, type Role, roleAtLeast } from '../core/context.js';
-import { AppError, ValidationError, errors } from '../core/errors.js';
-import { zodIssues } from './validation.js';
+import { AppError, errors } from '../core/errors.js';
+import { parseInput } from '../core/shared/input.js';
 
 /**
  * Who may call a route: nobody needs to authenticate (`public`), the platform operator with
@@ -70,13 +70,6 @@ export function expressPath(openapiPath: string): string {
   return openapiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-function parseWith<T>(schema: z.ZodType<T> | undefined, value: unknown, location: string): T {
-  if (!schema) return value as T;
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ValidationError(zodIssues(result.error, location));
-  return result.data;
-}
-
 function isJsonRequest(req: Request): boolean {
   return typeof req.is(['application/json', 'application/*+json']) === 'string';
 }
@@ -114,8 +107,8 @@ export function mountRoutes(
       },
       ...(spec.before ?? []),
       async (req: Request, res: Response) => {
-        const params = parseWith(spec.params, req.params, 'path');
-        const query = parseWith(spec.query, req.query, 'query');
+        const params = parseInput(spec.params, req.params, 'path');
+        const query = parseInput(spec.query, req.query, 'query');
         let rawBody: unknown = req.body;
         if (spec.body) {
           if (rawBody === undefined && hasBody(req) && !isJsonRequest(req)) {
@@ -123,7 +116,7 @@ export function mountRoutes(
           }
           rawBody ??= {};
         }
-        const body = parseWith(spec.body, rawBody, 'body');
+        const body = parseInput(spec.body, rawBody, 'body');
         const ctx = res.locals.ctx as RequestContext;
         const result = await spec.handler({ params, body, query, req, res, ctx });
         if (res.headersSent) return;

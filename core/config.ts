@@ -33,6 +33,7 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: urlString.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   METRICS_ENABLED: boolFromEnv.default(true),
+  METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   MIGRATE_ON_START: boolFromEnv.optional(),
   EMBEDDER: z.enum(['lexical', 'onnx', 'openai']).default('lexical'),
   EMBEDDER_MODEL_DIR: z.string().min(1).optional(),
@@ -98,6 +99,8 @@ export interface Config {
   publicBaseUrl: string | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   metricsEnabled: boolean;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>` (Prometheus: `authorization` in the scrape config). */
+  metricsToken: string | undefined;
   /** Migrations run at start-up in the embedded mode; a server is migrated with `npm run migrate`. */
   migrateOnStart: boolean;
   embedder:
@@ -229,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     metricsEnabled: e.METRICS_ENABLED,
+    metricsToken: e.METRICS_TOKEN,
     migrateOnStart: e.MIGRATE_ON_START ?? database.kind === 'embedded',
     embedder,
     embedderBatchSize: e.EMBEDDER_BATCH_SIZE,

@@ -11,6 +11,7 @@ import { type OAuthScope, scopesInclude } from '../../core/oauth/oauth.schema.js
 import { BURST_LIMITS } from '../../core/plans.js';
 import { queryRequestSchema, queryResponseSchema, queryResultItemSchema } from '../../core/search/search.schema.js';
 import type { Services } from '../../core/services.js';
+import { assertStorableText } from '../../core/shared/input.js';
 import { scopeOf } from '../../core/shared/scope.js';
 import { MAX_USER_ID_CHARS } from '../../core/sub-tenants/sub-tenant.schema.js';
 import { translationConfigSchema } from '../../core/translation/translation.schema.js';
@@ -94,6 +95,8 @@ function tool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>
         }
         const ctx = contextOf(caller);
         try {
+          // The SDK checked the arguments against the tool's schema; this is the rule for all text.
+          assertStorableText(args, 'arguments');
           const result = await spec.run(services, ctx, args, caller);
           return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
         } catch (err) {

@@ -132,6 +132,8 @@ export function mcpRouter(deps: McpDeps): Router {
     sessions.set(transport.sessionId, { transport, clientId });
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), SSE_KEEP_ALIVE_MS);
     keepAlive.unref();
+    // A stream whose client vanished mid-write fails on its own; it must not fail the process.
+    res.on('error', (err) => (res.locals.log as Logger).debug({ err }, 'SSE stream failed'));
     res.on('close', () => {
       clearInterval(keepAlive);
       sessions.delete(transport.sessionId);

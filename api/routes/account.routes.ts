@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { DELETE_CONFIRMATION, EXPORT_LINK_SECONDS } from '../../core/accounts/account.service.js';
@@ -49,11 +50,13 @@ export function accountRoutes(services: Pick<Services, 'accounts'>, publicBaseUr
         res.setHeader('Content-Type', 'application/zip');
         res.setHeader('Content-Disposition', `attachment; filename="${fileName}"`);
         res.setHeader('Cache-Control', 'no-store');
-        stream.pipe(res);
-        await new Promise<void>((resolve, reject) => {
-          res.once('finish', resolve);
-          stream.once('error', reject);
-        });
+        try {
+          await pipeline(stream, res);
+        } catch (err) {
+          // The client went away: the archive is dropped with it; that is not a server error.
+          if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+          throw err;
+        }
       },
     }),
     route({

@@ -7,6 +7,7 @@ import type { KnowledgeBaseService } from '../knowledge-bases/knowledge-base.ser
 import { limitsFor } from '../plans.js';
 import type { WorkflowEngine } from '../ports/workflow-engine.js';
 import { isUuid } from '../shared/ids.js';
+import { assertStorableText } from '../shared/input.js';
 import type { Scope } from '../shared/scope.js';
 import { subTenantLimits } from '../sub-tenants/sub-tenant-limits.js';
 import { findTenant, lockTenant } from '../tenants/tenant.repository.js';
@@ -104,6 +105,7 @@ export class DocumentService {
   async upload(scope: Scope, rawMetadata: string | undefined, file: UploadedFile | undefined): Promise<{ job_id: string; document_id: string }> {
     if (!file) throw errors.badRequest('missing_file', 'The multipart part "file" is required.');
     const metadata = parseUploadMetadata(rawMetadata);
+    assertStorableText(file.fileName, 'file.filename');
     if (!(SUPPORTED_UPLOAD_TYPES as readonly string[]).includes(file.contentType)) {
       throw errors.unprocessable(
         'unsupported_file_type',
@@ -301,6 +303,7 @@ function parseUploadMetadata(raw: string | undefined): UploadMetadata {
   } catch {
     throw errors.badRequest('invalid_metadata', 'The "metadata" part must be a JSON object.');
   }
+  assertStorableText(json, 'metadata');
   const parsed = uploadMetadataSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -309,13 +312,25 @@ function parseUploadMetadata(raw: string | undefined): UploadMetadata {
   return parsed.data;
 }
 
-/** UTF-8 (a BOM is dropped); text that is not valid UTF-8 is read as Windows-1252, the usual legacy encoding. */
+/**
+ * A text file's characters: UTF-16 when it starts with a UTF-16 byte-order mark, else UTF-8 (a BOM
+ * is dropped), else Windows-1252, the usual legacy encoding. The text then keeps the rule for all
+ * text Lore receives (no NUL): a file that breaks it is refused with 422, not silently altered.
+ */
 function decodeText(data: Buffer): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(data).replace(/\0/g, '');
-  } catch {
-    return new TextDecoder('windows-1252').decode(data).replace(/\0/g, '');
+  const bom = data.subarray(0, 2).toString('hex');
+  let text: string;
+  if (bom === 'fffe' || bom === 'feff') {
+    text = new TextDecoder(bom === 'fffe' ? 'utf-16le' : 'utf-16be').decode(data);
+  } else {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+    } catch {
+      text = new TextDecoder('windows-1252').decode(data);
+    }
   }
+  assertStorableText(text, 'file');
+  return text;
 }
 
 function titleFromFileName(fileName: string | null): string {

@@ -168,7 +168,7 @@ export class PdfExtractor {
       settle(false, () => job.reject(workerFailure(error)));
     };
     const onExit = (code: number): void => {
-      settle(false, () => job.reject(new Error(`The PDF worker stopped (exit code ${code}) before it answered.`)));
+      settle(false, () => job.reject(workerFailure(new Error(`The PDF worker stopped (exit code ${code}) before it answered.`))));
     };
     const timer = setTimeout(() => {
       settle(false, () =>
@@ -190,10 +190,17 @@ export class PdfExtractor {
   }
 }
 
-/** A worker that ran out of heap was killed by its PDF; anything else is our fault and stays a 500. */
+/**
+ * A worker that failed while parsing was brought down by its PDF: one that ran out of heap, threw
+ * outside the parser's own error handling, or exited. Each is the file's 422, never a 500; the
+ * worker's error stays attached as the cause.
+ */
 function workerFailure(error: Error): Error {
-  if ((error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    return errors.unprocessable('pdf_extraction_failed', 'The PDF is too complex to process.');
-  }
-  return new Error('The PDF worker failed.', { cause: error });
+  const message =
+    (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+      ? 'The PDF is too complex to process.'
+      : 'The PDF could not be processed; it may be damaged.';
+  const failure = errors.unprocessable('pdf_extraction_failed', message);
+  failure.cause = error;
+  return failure;
 }

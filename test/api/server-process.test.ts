@@ -53,4 +53,45 @@ describe('the embedded server process', function () {
     const fetched = JSON.parse((await runCli(['tenant', 'get', created.id], env)).stdout);
     assert.equal(fetched.status, 'suspended');
   });
+
+  it('restarts itself under npm start after the server is killed, and finishes the jobs it had queued', async () => {
+    const env = { DATA_DIR: await fs.mkdtemp(path.join(os.tmpdir(), 'lore-supervised-')) };
+    const supervised = await startServerProcess(env, 'api/start.ts');
+    try {
+      const listening = () => supervised.output().split('\n').filter((l) => l.includes('Lore is listening')).map((l) => JSON.parse(l) as { pid: number; port: number });
+      const [first] = listening();
+      const token = (await fs.readFile(path.join(env.DATA_DIR, 'admin-token'), 'utf8')).trim();
+      const created = (await client(supervised.url, token)('POST', '/internal/v1/tenants', { name: 'Acme', plan: 'standard' })).body;
+      const api = client(supervised.url, created.api_key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'Handbook' })).body.id;
+      const jobs: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const content = `Section ${i}. ${'Tea is brewed from leaves of the tea plant; steeping time matters. '.repeat(200)}`;
+        jobs.push((await api('POST', '/v1/documents', { knowledge_base_id: kb, title: `Doc ${i}`, content })).body.job_id);
+      }
+      // What the kernel's out-of-memory killer would do.
+      process.kill(first!.pid, 'SIGKILL');
+      const deadline = Date.now() + 60_000;
+      while (listening().length < 2) {
+        assert.ok(Date.now() < deadline, `no restart: ${supervised.output()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const second = listening()[1]!;
+      assert.notEqual(second.pid, first!.pid);
+      assert.match(supervised.output(), /restarting in 1 s/);
+      const again = client(`http://127.0.0.1:${second.port}`, created.api_key);
+      for (const id of jobs) {
+        let job;
+        do {
+          job = (await again('GET', `/v1/jobs/${id}`)).body;
+          assert.ok(Date.now() < deadline, `job ${id} is still ${job.status}`);
+          if (job.status !== 'completed') await new Promise((r) => setTimeout(r, 100));
+        } while (job.status !== 'completed');
+      }
+    } finally {
+      await stopServerProcess(supervised);
+      await fs.rm(env.DATA_DIR, { recursive: true, force: true });
+    }
+    assert.equal(supervised.child.exitCode, 0, 'SIGTERM stops the server and the supervisor cleanly');
+  });
 });

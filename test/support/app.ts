@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { createApp } from '../../api/app.js';
 import { type Runtime, createRuntime } from '../../api/runtime.js';
 import { EldLanguageDetector } from '../../core/adapters/eld.language-detector.js';
@@ -34,11 +34,13 @@ export interface TestAppOptions {
   jobs?: boolean;
   env?: Record<string, string>;
   adapters?: Partial<Adapters>;
+  /** Where the app logs (default: nowhere). */
+  log?: Logger;
 }
 
 export async function startTestApp(db: Database, options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ JOB_LEASE_SECONDS: '5', ...options.env });
-  const log = pino({ level: 'silent' });
+  const log = options.log ?? pino({ level: 'silent' });
   // Each database gets the vector index its topology defaults to: in-process on PGlite, the database's on a server.
   const vectorIndex = { ...config.vectorIndex, kind: options.env?.VECTOR_INDEX === undefined ? (db.kind === 'embedded' ? 'flat' : 'pgvector') : config.vectorIndex.kind } as const;
   const runtime = await createRuntime(
@@ -54,6 +56,7 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
     config: {
       adminToken: 'adminToken' in options ? options.adminToken : TEST_ADMIN_TOKEN,
       metricsEnabled: true,
+      metricsToken: config.metricsToken,
       publicBaseUrl: undefined,
       trustedProxies: config.trustedProxies,
     },

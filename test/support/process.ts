@@ -13,9 +13,9 @@ export interface ServerProcess {
   output(): string;
 }
 
-/** Starts `api/main.ts` as `npm start` does, and waits for its "listening" log line. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+/** Starts `api/main.ts` (or another entry, such as `npm start`'s supervisor), and waits for its "listening" log line. */
+export async function startServerProcess(env: Record<string, string>, entry = 'api/main.ts'): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,249 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../core/logger.js';
+import { type TestApp, client, createTenant, startTestApp, waitForJob } from '../support/app.js';
+import { testDatabases } from '../support/databases.js';
+
+/** Sends a raw body, as an attacker's hand-made request would be. */
+async function rawPost(url: string, key: string, contentType: string, body: string | Buffer) {
+  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
+}
+
+/** A multipart body by hand: every part exactly as given, so it can be cut or broken anywhere. */
+function multipart(parts: { name: string; filename?: string; type?: string; data: string }[], boundary = 'XYZ'): string {
+  return (
+    parts
+      .map((p) => {
+        // A file name with characters a quoted string cannot hold goes as RFC 5987 `filename*`.
+        const filename = p.filename === undefined ? '' : /^[\x20-\x7e]*$/.test(p.filename) ? `; filename="${p.filename}"` : `; filename*=UTF-8''${encodeURIComponent(p.filename)}`;
+        const disposition = `form-data; name="${p.name}"${filename}`;
+        return `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n${p.data}\r\n`;
+      })
+      .join('') + `--${boundary}--\r\n`
+  );
+}
+
+/** Captures a logger's JSON lines in memory. */
+function capturedLog() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { log: createLogger({ logLevel: 'debug' }, sink), text: () => lines.join('') };
+}
+
+for (const database of testDatabases()) {
+  describe(`hardening: hostile input never stops Lore or answers 500 [${database.name}]`, () => {
+    let app: TestApp;
+    let tenant: { id: string; key: string };
+    let kb: string;
+    const multipartType = 'multipart/form-data; boundary=XYZ';
+    before(async () => {
+      app = await startTestApp(await database.get());
+      tenant = await createTenant(app, 'enterprise');
+      kb = (await client(app.url, tenant.key)('POST', '/v1/knowledge-bases', { name: 'hardening' })).body.id;
+    });
+    after(() => app.close());
+
+    const alive = async () => assert.equal((await client(app.url)('GET', '/health/live')).status, 200);
+    const upload = (body: string) => rawPost(`${app.url}/v1/documents/upload`, tenant.key, multipartType, body);
+
+    it('answers a multipart body that ends inside the file part with 400 invalid_multipart, and stays up', async () => {
+      const truncated = '--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nabc';
+      const res = await upload(truncated);
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error, 'invalid_multipart');
+      await alive();
+    });
+
+    it('answers the same with a valid metadata part before the truncated file part', async () => {
+      const metadata = `--XYZ\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify({ knowledge_base_id: kb })}\r\n`;
+      const res = await upload(`${metadata}--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nabc`);
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error, 'invalid_multipart');
+      await alive();
+      const good = await upload(multipart([{ name: 'metadata', data: JSON.stringify({ knowledge_base_id: kb }) }, { name: 'file', filename: 'a.txt', type: 'text/plain', data: 'still working' }]));
+      assert.equal(good.status, 202);
+      assert.equal((await waitForJob(app, tenant.key, good.body.job_id)).status, 'completed');
+    });
+
+    it('refuses a part given twice, truncated other file parts, and an unterminated body, with 400', async () => {
+      const meta = { name: 'metadata', data: JSON.stringify({ knowledge_base_id: kb }) };
+      const file = { name: 'file', filename: 'a.txt', type: 'text/plain', data: 'text' };
+      for (const body of [
+        multipart([meta, meta, file]),
+        multipart([meta, file, file]),
+        // A second, ignored file part cut off mid-way.
+        multipart([meta, file]).replace(/--XYZ--\r\n$/, '--XYZ\r\nContent-Disposition: form-data; name="other"; filename="b"\r\n\r\nxx'),
+        // No closing boundary.
+        multipart([meta, file]).replace(/--XYZ--\r\n$/, ''),
+        // Headers never end.
+        '--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/pl',
+      ]) {
+        const res = await upload(body);
+        assert.equal(res.status, 400, body);
+        assert.equal(res.body.error, 'invalid_multipart', body);
+      }
+      await alive();
+    });
+
+    it('survives a client that disconnects in the middle of an upload', async () => {
+      const { port } = new URL(app.url);
+      await new Promise<void>((resolve) => {
+        const req = request({
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/documents/upload',
+          headers: { authorization: `Bearer ${tenant.key}`, 'content-type': multipartType, 'content-length': '100000' },
+        });
+        req.on('error', () => resolve());
+        req.write('--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nabc');
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 100);
+      });
+      await alive();
+    });
+
+    it('refuses NUL in every text field with 422 naming the field, and stores nothing', async () => {
+      const api = client(app.url, tenant.key);
+      const sub = (await api('POST', '/v1/sub-tenants', { name: 'NUL probe' })).body.id as string;
+      const doc = (title: string, content: string, tags?: Record<string, string>) => ({ knowledge_base_id: kb, title, content, ...(tags ? { tags } : {}) });
+      const cases: [string, string, unknown, string][] = [
+        ['POST', '/v1/knowledge-bases', { name: 'a\u0000b' }, 'body.name'],
+        ['PATCH', `/v1/knowledge-bases/${kb}`, { name: 'a\u0000b' }, 'body.name'],
+        ['POST', '/v1/documents', doc('t\u0000', 'content'), 'body.title'],
+        ['POST', '/v1/documents', doc('title', 'con\u0000tent'), 'body.content'],
+        ['POST', '/v1/documents', doc('title', 'content', { 'k\u0000': 'v' }), 'body.tags'],
+        ['POST', '/v1/documents', doc('title', 'content', { k: 'v\u0000' }), 'body.tags.k'],
+        ['POST', '/v1/query', { query: 'tea\u0000' }, 'body.query'],
+        ['POST', '/v1/sub-tenants', { name: 'x\u0000' }, 'body.name'],
+        ['POST', '/v1/sub-tenants', { name: 'x', external_id: 'e\u0000' }, 'body.external_id'],
+        ['PATCH', `/v1/sub-tenants/${sub}`, { name: 'x\u0000' }, 'body.name'],
+        ['POST', '/v1/auth/keys', { name: 'k\u0000', role: 'read' }, 'body.name'],
+      ];
+      for (const [method, path, body, field] of cases) {
+        const res = await api(method, path, body);
+        assert.equal(res.status, 422, `${method} ${path} ${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error, 'validation_failed');
+        assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), [field], JSON.stringify(res.body));
+        assert.match(res.body.fields[0].message, /NUL/);
+      }
+      const names = (await api('GET', '/v1/knowledge-bases')).body.map((k: { name: string }) => k.name);
+      assert.deepEqual(names, ['hardening']);
+      // Only the upload of an earlier test, nothing of these.
+      assert.deepEqual((await api('GET', `/v1/knowledge-bases/${kb}/documents`)).body.map((d: { title: string }) => d.title), ['a']);
+    });
+
+    it('refuses NUL in upload metadata and in the file name, and a text file holding NUL, with 422', async () => {
+      const file = { name: 'file', filename: 'a.txt', type: 'text/plain', data: 'text' };
+      const cases: [string, string][] = [
+        [multipart([{ name: 'metadata', data: JSON.stringify({ knowledge_base_id: kb, title: 'T\u0000' }) }, file]), 'metadata.title'],
+        [multipart([{ name: 'metadata', data: JSON.stringify({ knowledge_base_id: kb }) }, { ...file, filename: 'a\u0000.txt' }]), 'file.filename'],
+        [multipart([{ name: 'metadata', data: JSON.stringify({ knowledge_base_id: kb }) }, { ...file, data: 'te\u0000xt' }]), 'file'],
+      ];
+      for (const [body, field] of cases) {
+        const res = await upload(body);
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), [field]);
+      }
+    });
+
+    it('reads a UTF-16 text file by its byte-order mark instead of dropping its zero bytes', async () => {
+      const text = 'Grüße aus Köln: Teezeit.';
+      const data = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+      const form = new FormData();
+      form.append('metadata', JSON.stringify({ knowledge_base_id: kb }));
+      form.append('file', new Blob([data], { type: 'text/plain' }), 'utf16.txt');
+      const res = await client(app.url, tenant.key)('POST', '/v1/documents/upload', form);
+      assert.equal(res.status, 202);
+      assert.equal((await client(app.url, tenant.key)('GET', `/v1/documents/${res.body.document_id}`)).body.content, text);
+    });
+
+    it('refuses a lone surrogate (invalid Unicode) with 422, and takes a valid pair', async () => {
+      const body = `{"knowledge_base_id":"${kb}","title":"bad \\ud800 title","content":"text"}`;
+      const res = await rawPost(`${app.url}/v1/documents`, tenant.key, 'application/json', body);
+      assert.equal(res.status, 422);
+      assert.deepEqual(res.body.fields, [{ field: 'body.title', message: 'must be valid Unicode (it contains an unpaired surrogate)' }]);
+      const pair = await rawPost(`${app.url}/v1/knowledge-bases`, tenant.key, 'application/json', '{"name":"tea \\ud83c\\udf75"}');
+      assert.equal(pair.status, 201);
+    });
+
+    it('never rate-limits health probes or metrics, even from an address that is being refused', async () => {
+      const raw = client(app.url, undefined, { strict: true });
+      const results = await Promise.all(Array.from({ length: 150 }, () => raw('GET', '/v1/openapi.json')));
+      assert.ok(results.some((r) => r.status === 429), 'the burst is refused');
+      for (const path of ['/health/live', '/health/ready', '/health/index', '/metrics']) {
+        assert.equal((await raw('GET', path)).status, 200, path);
+      }
+    });
+  });
+}
+
+describe('hardening: metrics can be kept private', () => {
+  it('asks for the metrics token when METRICS_TOKEN is set', async () => {
+    const [database] = testDatabases();
+    const token = 'metrics-token-0123456789abcdef';
+    const app = await startTestApp(await database!.get(), { jobs: false, env: { METRICS_TOKEN: token } });
+    try {
+      assert.equal((await client(app.url)('GET', '/metrics')).status, 401);
+      assert.equal((await client(app.url, 'wrong-token-0123456789abcdef00')('GET', '/metrics')).status, 401);
+      const res = await client(app.url, token)('GET', '/metrics');
+      assert.equal(res.status, 200);
+      assert.match(res.body, /lore_http_requests_total/);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('hardening: logs carry no secrets', () => {
+  it('keeps statement parameters, key hashes and quoted values of a failed statement out of the log', async () => {
+    const [database] = testDatabases();
+    const db = await database!.get();
+    const probe = `redaction-probe-${Date.now()}`;
+    // A real failure inside PostgreSQL while a key is stored: a trigger refuses this probe's name,
+    // quoting it as some PostgreSQL messages quote values.
+    await db.exec(`
+      CREATE OR REPLACE FUNCTION lore_test_refuse_probe() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.name LIKE 'redaction-probe-%' THEN RAISE EXCEPTION 'refused value: "%"', NEW.name; END IF;
+        RETURN NEW;
+      END $$;
+      DROP TRIGGER IF EXISTS lore_test_refuse_probe ON api_keys;
+      CREATE TRIGGER lore_test_refuse_probe BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION lore_test_refuse_probe();
+    `);
+    const captured = capturedLog();
+    const app = await startTestApp(db, { jobs: false, log: captured.log });
+    try {
+      const tenant = await createTenant(app);
+      const api = client(app.url, tenant.key);
+      const res = await api('POST', '/v1/auth/keys', { name: probe, role: 'read' });
+      assert.equal(res.status, 500);
+      assert.equal(res.body.error, 'internal_error');
+      // A body that is not JSON, with a secret in it, and a secret in a header.
+      const secretBody = `{"name": "hunter2-body-secret"`;
+      assert.equal((await rawPost(`${app.url}/v1/knowledge-bases`, tenant.key, 'application/json', secretBody)).status, 400);
+
+      const log = captured.text();
+      assert.match(log, /unhandled error/, 'the failure is logged');
+      assert.match(log, /INSERT INTO api_keys/, 'with its statement');
+      assert.ok(!log.includes(probe), 'no parameter value, quoted or not');
+      assert.ok(!/[0-9a-f]{64}/.test(log), 'no key hash');
+      assert.ok(!log.includes(tenant.key), 'no API key');
+      assert.ok(!log.includes(tenant.key.slice(-12)), 'no part of an API key');
+      assert.ok(!log.includes('hunter2-body-secret'), 'no request body');
+    } finally {
+      await app.close();
+      await db.exec('DROP TRIGGER IF EXISTS lore_test_refuse_probe ON api_keys; DROP FUNCTION IF EXISTS lore_test_refuse_probe();');
+    }
+  });
+});
