@@ -2,11 +2,11 @@ import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../core/config.js';
 import { errors } from '../core/errors.js';
-import type { Services } from '../core/services.js';
+import type { Services } from '../runtime/services.js';
 import { errorHandler } from './error-handler.js';
 import { type HttpMetrics, createMetrics, metricsEndpoint, observeRequests } from './metrics.js';
 import { BURST_LIMITS } from '../core/plans.js';
-import { apiKeyGuard, platformGuard } from './middleware/auth.js';
+import { apiKeyGuard, operatorGuard } from './middleware/auth.js';
 import { perIpLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps): App {
   ];
   const openapi = buildOpenApiDocument(routes, { version: deps.version, serverUrl: config.publicBaseUrl });
 
-  const guards = { platform: platformGuard(config.adminToken), apiKey: apiKeyGuard(services.keys, services.dpa) };
+  const guards = { operator: operatorGuard(config.adminToken), apiKey: apiKeyGuard(services.keys, services.dpa) };
 
   app.use(requestId(log));
   app.use(observeRequests(metrics));

@@ -4,9 +4,9 @@ import { ConfigError, loadConfig } from '../core/config.js';
 import { migrate } from '../core/db/migrator.js';
 import { openDatabase } from '../core/db/open.js';
 import { createLogger } from '../core/logger.js';
-import { ensureAdminToken, forgetServer, recordServer, runningServer } from '../core/platform/data-dir.js';
+import { ensureAdminToken, forgetServer, recordServer, runningServer } from '../core/instance/data-dir.js';
 import { createApp } from './app.js';
-import { createRuntime } from './runtime.js';
+import { createRuntime } from '../runtime/runtime.js';
 import { EXIT_RESTART } from './supervisor.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };

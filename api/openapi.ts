@@ -52,7 +52,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { version: strin
       summary: spec.summary,
       tags: [spec.tag],
       security: spec.access === 'public' ? [] : [{ ApiKey: [] }],
-      ...(spec.access !== 'public' && spec.access !== 'platform'
+      ...(spec.access !== 'public' && spec.access !== 'operator'
         ? { description: `Minimum role: ${spec.access === 'any' ? 'any key' : spec.access}.` }
         : {}),
       request: {

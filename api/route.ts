@@ -5,10 +5,10 @@ import { AppError, errors } from '../core/errors.js';
 import { parseInput } from '../core/shared/input.js';
 
 /**
- * Who may call a route: nobody needs to authenticate (`public`), the platform operator with
- * ADMIN_TOKEN (`platform`, internal API), any valid API key (`any`), or a key with at least a role.
+ * Who may call a route: nobody needs to authenticate (`public`), the instance operator with
+ * ADMIN_TOKEN (`operator`, internal API), any valid API key (`any`), or a key with at least a role.
  */
-export type Access = 'public' | 'platform' | 'any' | Role;
+export type Access = 'public' | 'operator' | 'any' | Role;
 
 export interface ResponseSpec {
   description: string;
@@ -83,7 +83,7 @@ export function mountRoutes(
   router: Router,
   routes: RouteSpec[],
   guards: {
-    platform: (req: Request) => void;
+    operator: (req: Request) => void;
     apiKey: (req: Request, res: Response) => Promise<RequestContext>;
   },
 ): void {
@@ -95,7 +95,7 @@ export function mountRoutes(
       },
       ...(spec.beforeAuth ?? []),
       async (req: Request, res: Response, next: NextFunction) => {
-        if (spec.access === 'platform') guards.platform(req);
+        if (spec.access === 'operator') guards.operator(req);
         else if (spec.access !== 'public') {
           const ctx = await guards.apiKey(req, res);
           spec.guard?.(ctx);

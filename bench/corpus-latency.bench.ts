@@ -18,7 +18,7 @@
  *   without corpus   `corpora: []`: the tenant's documents only, while the corpus exists
  *   with corpus      the default: the tenant's documents and the corpus, fused
  *   with filter      as above with a `metadata_filter` that ~10% of the records match
- *   corpus vector    the vector index's searchPlatform alone (limit 50), as the search sends it
+ *   corpus vector    the vector index's searchCorpora alone (limit 50), as the search sends it
  *                    (pgvector: its plan is printed)
  *   corpus keyword   the corpus's full-text search alone
  *
@@ -38,7 +38,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { PgVectorIndex } from '../core/adapters/pgvector.vector-index.js';
-import { createRuntime } from '../api/runtime.js';
+import { createRuntime } from '../runtime/runtime.js';
 import { loadConfig } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { corporaOfTenant } from '../core/corpora/corpus.repository.js';
@@ -48,8 +48,8 @@ import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import type { QueryRequest } from '../core/search/search.schema.js';
-import { LexemeFrequencies, platformKeywordSearch, queryLexemes } from '../core/search/search.repository.js';
-import type { Services } from '../core/services.js';
+import { LexemeFrequencies, corpusKeywordSearch, queryLexemes } from '../core/search/search.repository.js';
+import type { Services } from '../runtime/services.js';
 import { keyContext, median, percentile } from './support.js';
 import { VectorQueryProbe } from './vector-query-probe.js';
 
@@ -250,7 +250,7 @@ async function main(): Promise<void> {
     const probedIndex = pgvector ? new PgVectorIndex(probe.database(), config.vectorIndex) : services.adapters.vectorIndex;
     const vector = async (q: string) => {
       const [v] = await services.adapters.embedder.embed([q], { dimensions: 1024, kind: 'query' });
-      return probedIndex.searchPlatform({
+      return probedIndex.searchCorpora({
         filter: { corpusIds: [corpus.id], metadata: {}, embedder: services.adapters.embedder.id },
         dimensions: 1024,
         vector: v!,
@@ -259,7 +259,7 @@ async function main(): Promise<void> {
     };
     const frequencies = new LexemeFrequencies(db);
     const keyword = async (q: string) =>
-      platformKeywordSearch(db, {
+      corpusKeywordSearch(db, {
         filter: { corpusIds: [corpus.id], metadata: {} },
         words: await queryLexemes(db, q, [...new Set(Object.values(TEXT_SEARCH_CONFIG))]),
         limit: 50,

@@ -13,7 +13,7 @@ import fs from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { createRuntime } from '../api/runtime.js';
+import { createRuntime } from '../runtime/runtime.js';
 import { loadConfig } from '../core/config.js';
 import type { QueryResult, Queryable, SqlParam } from '../core/db/database.js';
 import { migrate } from '../core/db/migrator.js';

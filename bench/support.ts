@@ -4,13 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { tenantContext } from '../api/middleware/auth.js';
-import { type Runtime, createRuntime } from '../api/runtime.js';
+import { type Runtime, createRuntime } from '../runtime/runtime.js';
 import { loadConfig } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import type { Database } from '../core/db/database.js';
 import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
-import type { Services } from '../core/services.js';
+import type { Services } from '../runtime/services.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Runtime } from '../api/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 import {
   type CorpusJobView,
   type CorpusRecordInput,

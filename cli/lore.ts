@@ -3,9 +3,9 @@ import { ConfigError, type Config, loadConfig } from '../core/config.js';
 import { migrate } from '../core/db/migrator.js';
 import { openDatabase } from '../core/db/open.js';
 import { AppError } from '../core/errors.js';
-import { readAdminToken, runningServer } from '../core/platform/data-dir.js';
+import { readAdminToken, runningServer } from '../core/instance/data-dir.js';
 import pino from 'pino';
-import { createRuntime } from '../api/runtime.js';
+import { createRuntime } from '../runtime/runtime.js';
 import { createTenantSchema, updateTenantSchema } from '../core/tenants/tenant.schema.js';
 import { type CorpusAdmin, directCorpusAdmin, httpCorpusAdmin, runCorpusCommand } from './corpus.command.js';
 

@@ -1,26 +1,34 @@
-import { INGESTION_BATCH_SIZE } from '../core/ingestion/ingestion.service.js';
+import type { BillingService } from '../core/billing/billing.service.js';
+import type { CorpusIngestionService } from '../core/corpora/corpus-ingestion.service.js';
+import { INGESTION_BATCH_SIZE, type IngestionService } from '../core/ingestion/ingestion.service.js';
 import type { JobDefinitions } from '../core/ports/workflow-engine.js';
-import type { Services } from '../core/services.js';
+
+/** What the activities need: only the service methods each job type runs. */
+export interface ActivityDeps {
+  ingestion: Pick<IngestionService, 'indexDocument' | 'indexDocuments' | 'documentFailed'>;
+  corpusIngestion: Pick<CorpusIngestionService, 'indexRecords' | 'recordsFailed'>;
+  billing: Pick<BillingService, 'rollover'>;
+}
 
 /**
- * The activities behind each job type: plain functions over the core services, shared by the
- * embedded engine and (in the cluster topology) Temporal workers.
+ * The activities behind each job type: plain functions over the core services, so the business
+ * rules are written once and run by the embedded engine and (in the cluster topology) Temporal workers.
  */
-export function createJobDefinitions(services: Services): JobDefinitions {
+export function createActivities(deps: ActivityDeps): JobDefinitions {
   return {
     ingestion: {
-      run: (job, control) => services.ingestion.indexDocument(job, control),
-      batch: { max: INGESTION_BATCH_SIZE, run: (jobs, control) => services.ingestion.indexDocuments(jobs, control) },
-      failed: (tx, job, error) => services.ingestion.documentFailed(tx, job, error),
+      run: (job, control) => deps.ingestion.indexDocument(job, control),
+      batch: { max: INGESTION_BATCH_SIZE, run: (jobs, control) => deps.ingestion.indexDocuments(jobs, control) },
+      failed: (tx, job, error) => deps.ingestion.documentFailed(tx, job, error),
     },
     corpus_ingestion: {
-      run: (job, control) => services.corpusIngestion.indexRecords(job, control),
-      failed: (tx, job, error) => services.corpusIngestion.recordsFailed(tx, job, error),
+      run: (job, control) => deps.corpusIngestion.indexRecords(job, control),
+      failed: (tx, job, error) => deps.corpusIngestion.recordsFailed(tx, job, error),
     },
     billing_period: {
       // The transition is a compare-and-set on the period: a late, early or repeated run is harmless.
       run: async (job) => {
-        if (job.tenant_id) await services.billing.rollover(job.tenant_id);
+        if (job.tenant_id) await deps.billing.rollover(job.tenant_id);
       },
     },
   };

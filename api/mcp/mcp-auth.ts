@@ -7,7 +7,7 @@ import { AppError } from '../../core/errors.js';
 import type { OAuthUrls } from '../../core/oauth/oauth-urls.js';
 import { type OAuthScope, effectiveScopes, roleOfScopes } from '../../core/oauth/oauth.schema.js';
 import type { AccessTokenPrincipal } from '../../core/oauth/token.service.js';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import { tenantContext } from '../middleware/auth.js';
 import { requestBase } from '../oauth/oauth.routes.js';
 

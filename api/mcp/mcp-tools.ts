@@ -10,7 +10,7 @@ import { createKnowledgeBaseSchema, knowledgeBaseSchema } from '../../core/knowl
 import { type OAuthScope, scopesInclude } from '../../core/oauth/oauth.schema.js';
 import { BURST_LIMITS } from '../../core/plans.js';
 import { queryRequestSchema, queryResponseSchema, queryResultItemSchema } from '../../core/search/search.schema.js';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import { assertStorableText } from '../../core/shared/input.js';
 import { scopeOf } from '../../core/shared/scope.js';
 import { MAX_USER_ID_CHARS } from '../../core/sub-tenants/sub-tenant.schema.js';

@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { type OAuthScope, scopesInclude } from '../../core/oauth/oauth.schema.js';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import { requestBase } from '../oauth/oauth.routes.js';
 import { type McpRequest, bearerChallenge, callerOf, mcpBearerAuth } from './mcp-auth.js';
 import { MCP_TOOLS, type McpToolServices, TOOL_SCOPES } from './mcp-tools.js';

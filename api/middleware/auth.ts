@@ -82,8 +82,8 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
-/** Checks the platform operator's ADMIN_TOKEN in constant time. */
-export function platformGuard(adminToken: string | undefined) {
+/** Checks the instance operator's ADMIN_TOKEN in constant time. */
+export function operatorGuard(adminToken: string | undefined) {
   const expected = adminToken ? digest(adminToken) : undefined;
   return (req: Request): void => {
     if (!expected) throw errors.unauthorized('The internal admin API is disabled: ADMIN_TOKEN is not configured.');

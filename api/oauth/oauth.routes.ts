@@ -10,7 +10,7 @@ import {
   TOKEN_ENDPOINT_AUTH_METHODS,
   oauthError,
 } from '../../core/oauth/oauth.schema.js';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import { FailedAttemptLimiter } from './failed-attempts.js';
 
 /** The base URL a request came to (scheme and host, as trusted proxies report them). */

@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { DELETE_CONFIRMATION, EXPORT_LINK_SECONDS } from '../../core/accounts/account.service.js';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { billingDetailsSchema } from '../../core/billing/billing.schema.js';
 import { PLAN_IDS } from '../../core/plans.js';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 
 const billingUsageSchema = z

@@ -48,9 +48,9 @@ export function corpusRoutes(corpora: CorpusService): RouteSpec[] {
   ];
 }
 
-/** The platform operator's side (ADMIN_TOKEN; not in the OpenAPI document): corpora, their records and jobs. */
+/** The instance operator's side (ADMIN_TOKEN; not in the OpenAPI document): corpora, their records and jobs. */
 export function corpusInternalRoutes(corpora: CorpusService): RouteSpec[] {
-  const common = { tag: 'Internal', access: 'platform', internal: true } as const;
+  const common = { tag: 'Internal', access: 'operator', internal: true } as const;
   const recordParams = z.object({ slug: z.string(), source_record_id: z.string() });
   return [
     route({

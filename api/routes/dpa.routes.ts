@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DPA_HEADER, MAX_ACCEPTED_BY_CHARS } from '../../core/dpa/dpa.service.js';
 import { ValidationError } from '../../core/errors.js';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 
 export function dpaRoutes(services: Pick<Services, 'dpa'>): RouteSpec[] {

@@ -8,9 +8,9 @@ import { uuidParam } from '../schemas.js';
 
 const tenantParams = z.object({ id: uuidParam });
 
-/** The platform operator's API under /internal/v1 (ADMIN_TOKEN; not in the OpenAPI document). */
+/** The instance operator's API under /internal/v1 (ADMIN_TOKEN; not in the OpenAPI document). */
 export function internalRoutes(tenants: TenantService): RouteSpec[] {
-  const common = { tag: 'Internal', access: 'platform', internal: true } as const;
+  const common = { tag: 'Internal', access: 'operator', internal: true } as const;
   return [
     route({
       ...common,
@@ -66,7 +66,7 @@ export function internalRoutes(tenants: TenantService): RouteSpec[] {
  * with which an application registers itself at /oauth/register (RFC 7591).
  */
 export function oauthClientInternalRoutes(oauthClients: OAuthClientService): RouteSpec[] {
-  const common = { tag: 'Internal', access: 'platform', internal: true } as const;
+  const common = { tag: 'Internal', access: 'operator', internal: true } as const;
   return [
     route({
       ...common,

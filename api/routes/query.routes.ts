@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../core/errors.js';
 import { queryRequestSchema, queryResponseSchema } from '../../core/search/search.schema.js';
 import { BURST_LIMITS } from '../../core/plans.js';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import { MAX_USER_ID_CHARS } from '../../core/sub-tenants/sub-tenant.schema.js';
 import type { RequestContext } from '../../core/context.js';
 import { perKeyLimit, perTenantQueryLimit, subTenantAndUserQueryLimits } from '../middleware/rate-limit.js';

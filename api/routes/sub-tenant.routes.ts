@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiKeySchema } from '../../core/keys/api-key.schema.js';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import {
   MAX_USER_ID_CHARS,
   createSubTenantKeySchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import {
   detectRequestSchema,
   detectResponseSchema,

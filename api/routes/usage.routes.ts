@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Services } from '../../core/services.js';
+import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 
 const quota = z.object({ used: z.number().int(), limit: z.number().int().nullable(), percent: z.number().nullable() });

@@ -12,7 +12,7 @@ import type { DpaService } from '../dpa/dpa.service.js';
 import { duaAcceptancesOfTenant } from '../corpora/corpus.repository.js';
 import { AppError, errors } from '../errors.js';
 import { presentJob } from '../jobs/job.service.js';
-import { ensureInstanceSecret } from '../platform/instance-secret.repository.js';
+import { ensureInstanceSecret } from '../instance/instance-secret.repository.js';
 import {
   deleteTenant,
   documentIdsOfTenant,

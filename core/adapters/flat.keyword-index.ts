@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import type { KeywordHit, KeywordIndex, KeywordSearchParams } from '../ports/keyword-index.js';
-import type { ChunkFilter, PlatformChunkFilter } from '../search/chunk-filter.js';
+import type { ChunkFilter, CorpusChunkFilter } from '../search/chunk-filter.js';
 import type { FlatVectorIndex } from './flat.vector-index.js';
 import { PostgresKeywordIndex } from './postgres.keyword-index.js';
 
@@ -31,7 +31,7 @@ export class FlatKeywordIndex implements KeywordIndex {
     return this.index.servesKeywords ? this.index.keywordSearch(params) : this.fallback.search(params);
   }
 
-  searchPlatform(params: KeywordSearchParams & { filter: PlatformChunkFilter }): Promise<KeywordHit[]> {
-    return this.index.servesKeywords ? this.index.keywordSearchPlatform(params) : this.fallback.searchPlatform(params);
+  searchCorpora(params: KeywordSearchParams & { filter: CorpusChunkFilter }): Promise<KeywordHit[]> {
+    return this.index.servesKeywords ? this.index.keywordSearchCorpora(params) : this.fallback.searchCorpora(params);
   }
 }

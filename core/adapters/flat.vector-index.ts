@@ -5,7 +5,7 @@ import { turnEventLoop } from '../shared/event-loop.js';
 import { type DocumentIndexed, type KnownVectors, type VectorHit, type VectorIndex, type VectorIndexStatus, compareHits } from '../ports/vector-index.js';
 import {
   type ChunkFilter,
-  type PlatformChunkFilter,
+  type CorpusChunkFilter,
   documentFilterLabels,
   documentLabels,
   documentMatcher,
@@ -47,7 +47,7 @@ export interface SegmentChunk {
   terms?: ReadonlyMap<string, number> | undefined;
 }
 
-/** A document (tenant chunks) or a corpus record (platform chunks): what filters look at, and its rows. */
+/** A document (tenant chunks) or a corpus record (corpus chunks): what filters look at, and its rows. */
 export interface Owner {
   key: string;
   rows: number[];
@@ -444,7 +444,7 @@ export class FlatVectorIndex implements VectorIndex {
 
   status(): Promise<VectorIndexStatus> {
     const state = this.loadedFlag ? 'ok' : 'missing';
-    return Promise.resolve({ tenant: state, platform: state });
+    return Promise.resolve({ tenant: state, corpus: state });
   }
 
   async ensureDimensions(): Promise<void> {
@@ -471,9 +471,9 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   /** As `keywordSearch`, over platform corpus chunks (those of the embedder in use, which the index holds). */
-  async keywordSearchPlatform(params: { filter: PlatformChunkFilter; words: ReadonlyArray<readonly string[]>; limit: number }): Promise<KeywordHit[]> {
+  async keywordSearchCorpora(params: { filter: CorpusChunkFilter; words: ReadonlyArray<readonly string[]>; limit: number }): Promise<KeywordHit[]> {
     await this.queue;
-    return this.keywordHits(this.platformTarget(params.filter), params);
+    return this.keywordHits(this.corpusTarget(params.filter), params);
   }
 
   /**
@@ -496,7 +496,7 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   /** As `tenantTarget`, for corpora (whose segments hold the embedder in use's chunks only). */
-  private platformTarget(filter: PlatformChunkFilter): SearchTarget<IndexedRecord> {
+  private corpusTarget(filter: CorpusChunkFilter): SearchTarget<IndexedRecord> {
     const matches = metadataMatcher(filter);
     const segments = !filter.embedder || filter.embedder === this.embedderId ? filter.corpusIds.map((id) => this.corpora.get(id)) : [];
     return {
@@ -532,10 +532,10 @@ export class FlatVectorIndex implements VectorIndex {
     return this.nearest(this.tenantTarget(params.filter), params);
   }
 
-  async searchPlatform(params: { filter: PlatformChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
-    if (!this.loadedFlag) return this.fallback.searchPlatform(params);
+  async searchCorpora(params: { filter: CorpusChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
+    if (!this.loadedFlag) return this.fallback.searchCorpora(params);
     await this.queue;
-    return this.nearest(this.platformTarget(params.filter), params);
+    return this.nearest(this.corpusTarget(params.filter), params);
   }
 
   /** The `limit` closest rows over these segments (those of the query's dimension), by one scan each. */
@@ -684,7 +684,7 @@ export class FlatVectorIndex implements VectorIndex {
     return read;
   }
 
-  /** Reads platform chunks (all, or those of these records of one corpus) into their segments. */
+  /** Reads corpus chunks (all, or those of these records of one corpus) into their segments. */
   private async loadRecords(corpusId: string | null, recordIds: string[] | null, known?: KnownVectors): Promise<number> {
     const records = new Map<string, { corpusId: string; recordId: string; dimensions: number; metadata: Record<string, unknown> }>();
     // One chunk's metadata stands for its record's (every chunk of a record carries the record's).

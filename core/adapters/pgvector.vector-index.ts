@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../db/database.js';
 import { type VectorHit, type VectorIndex, type VectorIndexStatus, type VectorTarget, compareHits } from '../ports/vector-index.js';
-import { type ChunkFilter, type PlatformChunkFilter, chunkFilterSql, platformChunkFilterSql } from '../search/chunk-filter.js';
+import { type ChunkFilter, type CorpusChunkFilter, chunkFilterSql, corpusChunkFilterSql } from '../search/chunk-filter.js';
 import { SqlParams, toRealArrayLiteral, toVectorLiteral } from '../shared/sql-params.js';
 
 /** pgvector's HNSW supports `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
@@ -14,7 +14,7 @@ const MIGRATED_DIMENSIONS = 1024;
 /** Where each target's vectors live, and the name its HNSW indexes start with. */
 const TABLES: Record<VectorTarget, { table: string; index: string }> = {
   tenant: { table: 'chunks', index: 'idx_chunks_embedding' },
-  platform: { table: 'platform_chunks', index: 'idx_platform_chunks_embedding' },
+  corpus: { table: 'platform_chunks', index: 'idx_platform_chunks_embedding' },
 };
 
 interface NearestQuery {
@@ -109,8 +109,8 @@ export class PgVectorIndex implements VectorIndex {
   async start(): Promise<void> {
     if (!this.options.graphs) return;
     const { rows } = await this.db.query<{ target: VectorTarget; dimensions: number }>(
-      `SELECT 'tenant' AS target, dimensions FROM knowledge_bases UNION SELECT 'platform', dimensions FROM corpora
-       UNION SELECT 'tenant', ${MIGRATED_DIMENSIONS} UNION SELECT 'platform', ${MIGRATED_DIMENSIONS}`,
+      `SELECT 'tenant' AS target, dimensions FROM knowledge_bases UNION SELECT 'corpus', dimensions FROM corpora
+       UNION SELECT 'tenant', ${MIGRATED_DIMENSIONS} UNION SELECT 'corpus', ${MIGRATED_DIMENSIONS}`,
     );
     for (const r of rows) await this.ensureDimensions(r.dimensions, r.target);
   }
@@ -121,12 +121,12 @@ export class PgVectorIndex implements VectorIndex {
   async status(): Promise<VectorIndexStatus> {
     const { rows } = await this.db.query<{ indexname: string }>(
       `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1::text[])`,
-      [[TABLES.tenant.index, TABLES.platform.index]],
+      [[TABLES.tenant.index, TABLES.corpus.index]],
     );
     const present = new Set(rows.map((r) => r.indexname));
     return {
       tenant: present.has(TABLES.tenant.index) ? 'ok' : 'missing',
-      platform: present.has(TABLES.platform.index) ? 'ok' : 'missing',
+      corpus: present.has(TABLES.corpus.index) ? 'ok' : 'missing',
     };
   }
 
@@ -165,14 +165,14 @@ export class PgVectorIndex implements VectorIndex {
     });
   }
 
-  async searchPlatform(params: { filter: PlatformChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
+  async searchCorpora(params: { filter: CorpusChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
     const { filter } = params;
     if (!filter.corpusIds.length) return [];
     return this.nearest({
       ...params,
-      target: 'platform',
-      where: (p) => platformChunkFilterSql(filter, p),
-      candidates: (tx) => this.platformCandidateCount(tx, filter),
+      target: 'corpus',
+      where: (p) => corpusChunkFilterSql(filter, p),
+      candidates: (tx) => this.corpusCandidateCount(tx, filter),
     });
   }
 
@@ -241,7 +241,7 @@ export class PgVectorIndex implements VectorIndex {
   }
 
   /** Platform chunks the filter could match at most: the indexed chunks of the corpora searched. */
-  private async platformCandidateCount(tx: Queryable, filter: PlatformChunkFilter): Promise<number> {
+  private async corpusCandidateCount(tx: Queryable, filter: CorpusChunkFilter): Promise<number> {
     const { rows } = await tx.query<{ n: number }>(
       'SELECT COALESCE(sum(chunk_count), 0)::int AS n FROM corpora WHERE id = ANY($1::uuid[])',
       [filter.corpusIds],

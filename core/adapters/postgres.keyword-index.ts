@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import type { KeywordHit, KeywordIndex, KeywordSearchParams } from '../ports/keyword-index.js';
-import type { ChunkFilter, PlatformChunkFilter } from '../search/chunk-filter.js';
-import { LexemeFrequencies, keywordSearch, platformKeywordSearch } from '../search/search.repository.js';
+import type { ChunkFilter, CorpusChunkFilter } from '../search/chunk-filter.js';
+import { LexemeFrequencies, keywordSearch, corpusKeywordSearch } from '../search/search.repository.js';
 
 /**
  * Keyword search in the database: PostgreSQL full-text search over the chunk tables' GIN-indexed
@@ -24,7 +24,7 @@ export class PostgresKeywordIndex implements KeywordIndex {
     return keywordSearch(this.db, { ...params, frequencies: this.frequencies, matchRowBudget: this.matchRowBudget });
   }
 
-  searchPlatform(params: KeywordSearchParams & { filter: PlatformChunkFilter }): Promise<KeywordHit[]> {
-    return platformKeywordSearch(this.db, { ...params, frequencies: this.frequencies, matchRowBudget: this.matchRowBudget });
+  searchCorpora(params: KeywordSearchParams & { filter: CorpusChunkFilter }): Promise<KeywordHit[]> {
+    return corpusKeywordSearch(this.db, { ...params, frequencies: this.frequencies, matchRowBudget: this.matchRowBudget });
   }
 }

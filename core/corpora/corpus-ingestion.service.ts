@@ -14,7 +14,7 @@ import {
   failPendingRecords,
   findCorpusById,
   indexedChunksOfJob,
-  insertPlatformChunks,
+  insertCorpusChunks,
   lockPendingRecords,
   markRecordsReady,
   pendingRecordsOfJob,
@@ -110,7 +110,7 @@ export class CorpusIngestionService {
       if (!owned.size) return undefined;
       const kept = chunks.filter((c) => owned.has(c.sourceRecordId));
       await removeChunks(tx, corpus.id, [...owned]);
-      const ids = await insertPlatformChunks(tx, corpus, this.embedder.id, kept, encoder);
+      const ids = await insertCorpusChunks(tx, corpus, this.embedder.id, kept, encoder);
       const counts = new Map<string, number>();
       for (const b of batch) if (owned.has(b.record.source_record_id)) counts.set(b.record.source_record_id, b.chunks.length);
       await markRecordsReady(tx, corpus.id, counts);

@@ -202,8 +202,8 @@ export interface ChunkToStore {
   vector: Float32Array;
 }
 
-/** Writes platform chunks, their vectors and keyword index, and counts them on the corpus. */
-export async function insertPlatformChunks(
+/** Writes corpus chunks, their vectors and keyword index, and counts them on the corpus. */
+export async function insertCorpusChunks(
   db: Queryable,
   corpus: { id: string; dimensions: number },
   embedder: string,

@@ -99,7 +99,7 @@ export const corpusSchema = z
   .meta({ id: 'Corpus' });
 export type CorpusView = z.infer<typeof corpusSchema>;
 
-/** A corpus as the platform operator sees it (internal admin API). */
+/** A corpus as the instance operator sees it (internal admin API). */
 export interface CorpusAdminView {
   id: string;
   slug: string;

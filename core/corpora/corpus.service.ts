@@ -51,7 +51,7 @@ export function presentCorpusJob(job: JobRow, slug: string): CorpusJobView {
 }
 
 /**
- * Platform corpora: shared collections owned by the instance. The platform operator creates them
+ * Platform corpora: shared collections owned by the instance. The instance operator creates them
  * and loads records (internal admin API, CLI); tenants list them, accept their data-use agreements,
  * and search them with their queries (see SearchService).
  */
@@ -88,7 +88,7 @@ export class CorpusService {
 
   async create(input: CreateCorpusInput): Promise<CorpusAdminView> {
     // The vector index for the dimension exists before the first chunk arrives.
-    await this.vectors.ensureDimensions(input.dimensions, 'platform');
+    await this.vectors.ensureDimensions(input.dimensions, 'corpus');
     const corpus = await insertCorpus(this.db, input);
     if (!corpus) throw errors.conflict('corpus_exists', `A corpus with the slug ${input.slug} exists.`);
     return this.present(corpus);

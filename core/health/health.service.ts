@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 
-/** GET /health/index's body: the spec names the tenant and platform indexes after pgvector's. */
+/** GET /health/index's body: the spec names the tenant and corpus indexes after pgvector's tables. */
 export type IndexStatus = Record<'idx_chunks_embedding' | 'idx_platform_chunks_embedding', 'ok' | 'missing'>;
 
 const READY_TIMEOUT_MS = 2000;
@@ -36,9 +36,9 @@ export class HealthService {
     return rows;
   }
 
-  /** Whether the vector index of tenant chunks and that of platform chunks can serve searches. */
+  /** Whether the vector index of tenant chunks and that of corpus chunks can serve searches. */
   async vectorIndexes(): Promise<IndexStatus> {
     const status = await this.vectors.status();
-    return { idx_chunks_embedding: status.tenant, idx_platform_chunks_embedding: status.platform };
+    return { idx_chunks_embedding: status.tenant, idx_platform_chunks_embedding: status.corpus };
   }
 }

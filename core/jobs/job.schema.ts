@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Job types visible through the API (spec §2); the engine also runs internal platform jobs. */
+/** Job types visible through the API (spec §2); the engine also runs internal jobs (corpus ingestion, billing periods). */
 export const PUBLIC_JOB_TYPES = ['ingestion', 'transcription', 'report_generation'] as const;
 export type PublicJobType = (typeof PUBLIC_JOB_TYPES)[number];
 export type JobType = PublicJobType | 'corpus_ingestion' | 'billing_period';

@@ -2,7 +2,7 @@ import { type KeyObject, createPrivateKey, createPublicKey, generateKeyPairSync 
 import fs from 'node:fs/promises';
 import { type JWK, calculateJwkThumbprint } from 'jose';
 import type { Database } from '../db/database.js';
-import { ensureInstanceSecret } from '../platform/instance-secret.repository.js';
+import { ensureInstanceSecret } from '../instance/instance-secret.repository.js';
 
 export type SigningAlgorithm = 'ES256' | 'ES384' | 'RS256' | 'EdDSA';
 

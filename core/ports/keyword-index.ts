@@ -1,4 +1,4 @@
-import type { ChunkFilter, PlatformChunkFilter } from '../search/chunk-filter.js';
+import type { ChunkFilter, CorpusChunkFilter } from '../search/chunk-filter.js';
 
 export interface KeywordHit {
   chunkId: string;
@@ -32,5 +32,5 @@ export interface KeywordIndex {
   readonly kind: string;
   search(params: KeywordSearchParams & { filter: ChunkFilter }): Promise<KeywordHit[]>;
   /** As `search`, over the chunks of platform corpora (the same ranking, so the two compare). */
-  searchPlatform(params: KeywordSearchParams & { filter: PlatformChunkFilter }): Promise<KeywordHit[]>;
+  searchCorpora(params: KeywordSearchParams & { filter: CorpusChunkFilter }): Promise<KeywordHit[]>;
 }

@@ -1,4 +1,4 @@
-import type { ChunkFilter, PlatformChunkFilter } from '../search/chunk-filter.js';
+import type { ChunkFilter, CorpusChunkFilter } from '../search/chunk-filter.js';
 
 export interface VectorHit {
   chunkId: string;
@@ -11,8 +11,8 @@ export function compareHits(a: VectorHit, b: VectorHit): number {
   return b.similarity - a.similarity || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0);
 }
 
-/** Which chunks a vector search covers: a tenant's own (`chunks`) or the platform corpora's (`platform_chunks`). */
-export type VectorTarget = 'tenant' | 'platform';
+/** Which chunks a vector search covers: a tenant's own (`chunks`) or the corpora's (`platform_chunks`). */
+export type VectorTarget = 'tenant' | 'corpus';
 
 /** Whether each target's index can serve searches (GET /health/index). */
 export type VectorIndexStatus = Record<VectorTarget, 'ok' | 'missing'>;
@@ -60,7 +60,7 @@ export interface VectorIndex {
   ensureDimensions(dimensions: number, target?: VectorTarget): Promise<void>;
   search(params: { filter: ChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]>;
   /** As `search`, over the chunks of platform corpora; the corpus and metadata filters apply inside the scan. */
-  searchPlatform(params: { filter: PlatformChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]>;
+  searchCorpora(params: { filter: CorpusChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]>;
 
   // Change notifications, each sent after the transaction that made the change committed.
   // Adapters that search the tables in place ignore them.

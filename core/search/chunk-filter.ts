@@ -90,7 +90,7 @@ export function documentFilterLabels(filter: ChunkFilter): string[] {
  * Which platform corpus chunks a search may return, applied inside the index scan like `ChunkFilter`.
  * Corpora are shared: the caller decides which corpora the tenant may search.
  */
-export interface PlatformChunkFilter {
+export interface CorpusChunkFilter {
   corpusIds: string[];
   /** Every listed key must be in the record's metadata with this value, compared as text. */
   metadata: Record<string, string>;
@@ -104,8 +104,8 @@ function metadataText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** `platformChunkFilterSql`'s metadata conditions as a test of a record's metadata, for in-memory indexes; null when there are none. */
-export function metadataMatcher(filter: PlatformChunkFilter): ((metadata: Record<string, unknown>) => boolean) | null {
+/** `corpusChunkFilterSql`'s metadata conditions as a test of a record's metadata, for in-memory indexes; null when there are none. */
+export function metadataMatcher(filter: CorpusChunkFilter): ((metadata: Record<string, unknown>) => boolean) | null {
   const wanted = Object.entries(filter.metadata);
   if (!wanted.length) return null;
   return (metadata) => wanted.every(([key, value]) => metadataText(metadata[key]) === value);
@@ -122,12 +122,12 @@ export function recordLabels(record: { metadata: Record<string, unknown> }): str
 }
 
 /** Labels every record passing `metadataMatcher(filter)` carries: its metadata conditions. */
-export function recordFilterLabels(filter: PlatformChunkFilter): string[] {
+export function recordFilterLabels(filter: CorpusChunkFilter): string[] {
   return Object.entries(filter.metadata).map(([key, value]) => ownerLabel(key, value));
 }
 
 /** SQL condition over platform_chunks aliased `alias`, with its parameters added to `params`. */
-export function platformChunkFilterSql(filter: PlatformChunkFilter, params: SqlParams, alias = 'c'): string {
+export function corpusChunkFilterSql(filter: CorpusChunkFilter, params: SqlParams, alias = 'c'): string {
   const a = alias;
   const conditions = [`${a}.corpus_id = ANY(${params.add(filter.corpusIds)}::uuid[])`];
   for (const [key, value] of Object.entries(filter.metadata)) {

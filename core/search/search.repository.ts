@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import type { KeywordHit, KeywordSearchParams as SearchParams } from '../ports/keyword-index.js';
 import { SqlParams } from '../shared/sql-params.js';
-import { type ChunkFilter, type PlatformChunkFilter, chunkFilterSql, documentMatcher, metadataMatcher, platformChunkFilterSql } from './chunk-filter.js';
+import { type ChunkFilter, type CorpusChunkFilter, chunkFilterSql, documentMatcher, metadataMatcher, corpusChunkFilterSql } from './chunk-filter.js';
 
 export interface KeywordSearchParams extends SearchParams {
   frequencies: LexemeFrequencies;
@@ -28,12 +28,12 @@ export async function keywordSearch(db: Queryable, params: KeywordSearchParams &
 }
 
 /** As `keywordSearch`, over the chunks of platform corpora (the same ranking, so the two compare). */
-export async function platformKeywordSearch(db: Queryable, params: KeywordSearchParams & { filter: PlatformChunkFilter }): Promise<KeywordHit[]> {
+export async function corpusKeywordSearch(db: Queryable, params: KeywordSearchParams & { filter: CorpusChunkFilter }): Promise<KeywordHit[]> {
   if (!params.filter.corpusIds.length) return [];
   return rankedKeywordSearch(db, {
     ...params,
     table: 'platform_chunks',
-    where: (p) => platformChunkFilterSql(params.filter, p),
+    where: (p) => corpusChunkFilterSql(params.filter, p),
     filtered: metadataMatcher(params.filter) !== null,
   });
 }
@@ -280,7 +280,7 @@ export async function chunkDetails(db: Queryable, tenantId: string, ids: string[
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-export interface PlatformChunkDetail {
+export interface CorpusChunkDetail {
   id: string;
   content: string;
   corpus: string;
@@ -288,10 +288,10 @@ export interface PlatformChunkDetail {
   metadata: Record<string, unknown>;
 }
 
-/** The result fields of platform chunks, re-checked against the corpora the query may search. */
-export async function platformChunkDetails(db: Queryable, corpusIds: string[], ids: string[]): Promise<Map<string, PlatformChunkDetail>> {
+/** The result fields of corpus chunks, re-checked against the corpora the query may search. */
+export async function corpusChunkDetails(db: Queryable, corpusIds: string[], ids: string[]): Promise<Map<string, CorpusChunkDetail>> {
   if (!ids.length) return new Map();
-  const { rows } = await db.query<PlatformChunkDetail>(
+  const { rows } = await db.query<CorpusChunkDetail>(
     `SELECT pc.id, pc.content, co.slug AS corpus, pc.source_record_id, pc.metadata
      FROM platform_chunks pc JOIN corpora co ON co.id = pc.corpus_id
      WHERE pc.id = ANY($1::uuid[]) AND pc.corpus_id = ANY($2::uuid[])`,

@@ -13,7 +13,7 @@ import { scopeOf } from '../shared/scope.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { chunkDetails, platformChunkDetails, queryLexemes } from './search.repository.js';
+import { chunkDetails, corpusChunkDetails, queryLexemes } from './search.repository.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 
 export interface SearchOptions {
@@ -56,7 +56,7 @@ export function parseFilters(filters: Record<string, string> | undefined): Parse
 }
 
 /** Platform chunk ids are kept apart from tenant chunk ids while the lists are fused. */
-const PLATFORM_PREFIX = 'p:';
+const CORPUS_PREFIX = 'p:';
 
 function groupByDimensions(items: Array<{ id: string; dimensions: number }>): Map<number, string[]> {
   const groups = new Map<number, string[]>();
@@ -70,7 +70,7 @@ function groupByDimensions(items: Array<{ id: string; dimensions: number }>): Ma
  * searchable; a deleted document's chunks are gone with it.
  *
  * The chunks of the platform corpora the tenant may search join both retrievers: each retriever's
- * tenant and platform candidates are merged into one list by their raw score (cosine similarity of
+ * tenant and corpus candidates are merged into one list by their raw score (cosine similarity of
  * the same query vector; the same text rank), and the two lists are then fused as before, so a
  * corpus passage ranks among the tenant's own chunks by relevance.
  */
@@ -111,7 +111,7 @@ export class SearchService {
 
     const limit = Math.max(this.options.minCandidates, this.options.candidateFactor * request.top_k);
     const baseFilter = { scope, ...filters };
-    const platformFilter = { metadata: request.metadata_filter ?? {}, embedder: this.embedder.id };
+    const corpusFilter = { metadata: request.metadata_filter ?? {}, embedder: this.embedder.id };
     const queryVectors = new Map<number, Promise<Float32Array>>();
     const queryVector = (dimensions: number): Promise<Float32Array> => {
       let vector = queryVectors.get(dimensions);
@@ -121,8 +121,8 @@ export class SearchService {
       }
       return vector;
     };
-    const platformIds = <T extends { chunkId: string }>(hits: T[]): T[] =>
-      hits.map((h) => ({ ...h, chunkId: PLATFORM_PREFIX + h.chunkId }));
+    const asCorpusHits = <T extends { chunkId: string }>(hits: T[]): T[] =>
+      hits.map((h) => ({ ...h, chunkId: CORPUS_PREFIX + h.chunkId }));
 
     const { mode } = this.options;
     const searchVectors = async () =>
@@ -137,9 +137,9 @@ export class SearchService {
             }),
           ),
           ...[...groupByDimensions(corpora)].map(async ([dimensions, ids]) =>
-            platformIds(
-              await this.vectors.searchPlatform({
-                filter: { ...platformFilter, corpusIds: ids },
+            asCorpusHits(
+              await this.vectors.searchCorpora({
+                filter: { ...corpusFilter, corpusIds: ids },
                 dimensions,
                 vector: await queryVector(dimensions),
                 limit,
@@ -158,7 +158,7 @@ export class SearchService {
       return [
         ...(kbs.length ? await this.keywords.search({ words, limit, filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) } }) : []),
         ...(corpora.length
-          ? platformIds(await this.keywords.searchPlatform({ words, limit, filter: { ...platformFilter, corpusIds: corpora.map((c) => c.id) } }))
+          ? asCorpusHits(await this.keywords.searchCorpora({ words, limit, filter: { ...corpusFilter, corpusIds: corpora.map((c) => c.id) } }))
           : []),
       ]
         .sort((a, b) => b.rank - a.rank)
@@ -175,17 +175,17 @@ export class SearchService {
       [vectorHits.map((h) => h.chunkId), keywordHits.map((h) => h.chunkId)],
       this.options.fusion,
     ).slice(0, request.top_k);
-    const isPlatform = (id: string) => id.startsWith(PLATFORM_PREFIX);
-    const details = await chunkDetails(this.db, ctx.tenantId, fused.filter((f) => !isPlatform(f.id)).map((f) => f.id));
-    const platformDetails = await platformChunkDetails(
+    const isCorpusChunk = (id: string) => id.startsWith(CORPUS_PREFIX);
+    const details = await chunkDetails(this.db, ctx.tenantId, fused.filter((f) => !isCorpusChunk(f.id)).map((f) => f.id));
+    const corpusDetails = await corpusChunkDetails(
       this.db,
       corpora.map((c) => c.id),
-      fused.filter((f) => isPlatform(f.id)).map((f) => f.id.slice(PLATFORM_PREFIX.length)),
+      fused.filter((f) => isCorpusChunk(f.id)).map((f) => f.id.slice(CORPUS_PREFIX.length)),
     );
     const results: QueryResultItem[] = [];
     for (const { id, score } of fused) {
-      if (isPlatform(id)) {
-        const p = platformDetails.get(id.slice(PLATFORM_PREFIX.length));
+      if (isCorpusChunk(id)) {
+        const p = corpusDetails.get(id.slice(CORPUS_PREFIX.length));
         if (p) results.push({ content: p.content, score, source: p.corpus, source_record_id: p.source_record_id, metadata: p.metadata });
         continue;
       }

@@ -16,7 +16,7 @@ export function presentTenant(t: TenantRecord): TenantView {
 }
 
 /**
- * Tenant administration for the platform operator: the internal admin API, the CLI and (later)
+ * Tenant administration for the instance operator: the internal admin API, the CLI and (later)
  * the Kubernetes operator all call this service.
  */
 export class TenantService {

@@ -204,7 +204,7 @@ for (const database of testDatabases()) {
         assert.deepEqual((await api('GET', '/v1/tenant/settings')).body, { translation_config: { preferred_language: 'nl' } });
         await api('PATCH', '/v1/tenant/settings', { translation_config: {} });
         assert.deepEqual((await api('GET', '/v1/tenant/settings')).body, { translation_config: {} });
-        // The platform operator sees the same object.
+        // The instance operator sees the same object.
         assert.deepEqual((await client(app.url, 'test-admin-token-0123456789abcdef')('GET', `/internal/v1/tenants/${t.id}`)).body.translation_config, {});
       });
 

@@ -228,7 +228,7 @@ for (const database of testDatabases()) {
     });
 
     it('loads what the tables hold and finds the exact scan\'s neighbours', async () => {
-      assert.deepEqual(await index.status(), { tenant: 'ok', platform: 'ok' });
+      assert.deepEqual(await index.status(), { tenant: 'ok', corpus: 'ok' });
       let overlap = 0;
       for (let i = 0; i < 15; i++) {
         const query = corpus.query(i, i % 40);
@@ -307,7 +307,7 @@ for (const database of testDatabases()) {
       ]);
       const corpusId = (await app.db.query<{ id: string }>('SELECT id FROM corpora WHERE slug = $1', [slug])).rows[0]!.id;
       const platform = (metadata: Record<string, string> = {}) =>
-        index.searchPlatform({
+        index.searchCorpora({
           filter: { corpusIds: [corpusId], metadata, embedder: embedder.id },
           dimensions: DIMENSIONS,
           vector: embedder.embedText('lichens', DIMENSIONS),
@@ -341,7 +341,7 @@ for (const database of testDatabases()) {
         limit: 5,
       });
       assert.equal(hits.length, 1);
-      assert.deepEqual(await fresh.status(), { tenant: 'missing', platform: 'missing' });
+      assert.deepEqual(await fresh.status(), { tenant: 'missing', corpus: 'missing' });
     });
 
     it('lets the event loop turn while it loads (timers and requests do not wait for the whole load)', async () => {

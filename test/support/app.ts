@@ -2,12 +2,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createApp } from '../../api/app.js';
-import { type Runtime, createRuntime } from '../../api/runtime.js';
+import { type Runtime, createRuntime } from '../../runtime/runtime.js';
 import { EldLanguageDetector } from '../../core/adapters/eld.language-detector.js';
 import { loadConfig } from '../../core/config.js';
 import type { Database } from '../../core/db/database.js';
 import type { PlanId } from '../../core/plans.js';
-import type { Adapters, Services } from '../../core/services.js';
+import type { Adapters, Services } from '../../runtime/services.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 

@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import { ApertiumTranslator } from '../core/adapters/apertium.translator.js';
+import { CompositeTranslator } from '../core/adapters/composite.translator.js';
+import { DeepLTranslator } from '../core/adapters/deepl.translator.js';
+import { FlatKeywordIndex } from '../core/adapters/flat.keyword-index.js';
+import { FlatVectorIndex } from '../core/adapters/flat.vector-index.js';
+import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
+import { LibreTranslateTranslator } from '../core/adapters/libretranslate.translator.js';
+import { OpenAiEmbedder } from '../core/adapters/openai.embedder.js';
+import { PgVectorIndex } from '../core/adapters/pgvector.vector-index.js';
+import { PostgresKeywordIndex } from '../core/adapters/postgres.keyword-index.js';
+import { TransformersEmbedder } from '../core/adapters/transformers.embedder.js';
+import type { Config } from '../core/config.js';
+import type { Database } from '../core/db/database.js';
+import type { Embedder } from '../core/ports/embedder.js';
+import type { KeywordIndex } from '../core/ports/keyword-index.js';
+import type { TranslationEngine } from '../core/ports/translator.js';
+import type { VectorIndex } from '../core/ports/vector-index.js';
+
+/** The adapter of each port that the configuration names. */
+export type AdapterConfig = Pick<
+  Config,
+  'embedder' | 'embedderBatchSize' | 'embedderTimeoutMs' | 'vectorIndex' | 'keywordIndex' | 'translation'
+>;
+
+export function createEmbedder(config: AdapterConfig): Embedder {
+  const e = config.embedder;
+  switch (e.kind) {
+    case 'lexical':
+      return new LexicalEmbedder();
+    case 'onnx':
+      return new TransformersEmbedder({ modelDir: e.modelDir });
+    case 'openai':
+      return new OpenAiEmbedder({
+        baseUrl: e.url,
+        model: e.model,
+        apiKey: e.apiKey,
+        batchSize: config.embedderBatchSize,
+        timeoutMs: config.embedderTimeoutMs,
+      });
+  }
+}
+
+export function createVectorIndex(db: Database, config: AdapterConfig, embedder: Embedder, log: Logger): VectorIndex {
+  const v = config.vectorIndex;
+  return v.kind === 'flat'
+    ? new FlatVectorIndex(db, embedder.id, log.child({ component: 'vector-index' }), { threads: v.searchThreads, keywords: config.keywordIndex === 'flat' })
+    : new PgVectorIndex(db, v);
+}
+
+/** The keyword search the configuration asks for: in memory over a flat vector index's lexemes, or in the database. */
+export function createKeywordIndex(db: Database, config: AdapterConfig, vectorIndex: VectorIndex): KeywordIndex {
+  return config.keywordIndex === 'flat' && vectorIndex instanceof FlatVectorIndex ? new FlatKeywordIndex(db, vectorIndex) : new PostgresKeywordIndex(db);
+}
+
+/**
+ * The translation engines the configuration names, combined (best engine per pair first). Unset
+ * (`auto`): Apertium when its program is installed, else none, so translation is off.
+ */
+export function createTranslator(config: AdapterConfig): CompositeTranslator {
+  const t = config.translation;
+  const names = t.engines === 'auto' ? (ApertiumTranslator.isInstalled(t.apertium.binary) ? ['apertium' as const] : []) : t.engines;
+  const http = { timeoutMs: t.httpTimeoutMs };
+  const engines: TranslationEngine[] = names.map((name) => {
+    switch (name) {
+      case 'apertium':
+        return new ApertiumTranslator(t.apertium);
+      case 'libretranslate':
+        return new LibreTranslateTranslator({ ...http, url: t.libreTranslate!.url, apiKey: t.libreTranslate!.apiKey });
+      case 'deepl':
+        return new DeepLTranslator({ ...http, url: t.deepl!.url, apiKey: t.deepl!.apiKey });
+    }
+  });
+  return new CompositeTranslator(engines, { healthTtlMs: t.healthTtlSeconds * 1000 });
+}
