@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   }
   if (config.jobs.enabled) {
     // Periods that ended while Lore was down move on now (each transition happens once).
-    await runtime.services.billing.runDueTransitions();
+    await runtime.services.billingPeriods.runDueTransitions();
     await runtime.engine.start();
   }
   runtime.maintenance?.start();

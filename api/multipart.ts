@@ -27,12 +27,16 @@ const PART_LIMITS = { files: 5, fields: 20, parts: 30 };
  * with a 4xx, never an unhandled 'error' event. A part named twice is refused rather than guessed at.
  */
 export function parseMultipart(req: Request, limits: MultipartLimits): Promise<ParsedMultipart> {
+  // A refused body is still read and dropped, so the client, still sending, gets the answer
+  // instead of a reset connection.
+  const refuse = (err: AppError) => {
+    req.resume();
+    return Promise.reject(err);
+  };
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limits.maxRequestBytes) {
-    return Promise.reject(tooLarge(limits.maxRequestBytes));
-  }
+  if (declared > limits.maxRequestBytes) return refuse(tooLarge(limits.maxRequestBytes));
   if (!req.is('multipart/form-data')) {
-    return Promise.reject(new AppError(415, 'unsupported_media_type', 'The request must be multipart/form-data.'));
+    return refuse(new AppError(415, 'unsupported_media_type', 'The request must be multipart/form-data.'));
   }
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
@@ -54,7 +58,6 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<P
       if (settled) return;
       settled = true;
       req.unpipe(bb);
-      // The rest of the body is read and dropped, so the refusal can be answered on this connection.
       req.resume();
       reject(err);
     };

@@ -31,6 +31,7 @@
  * `--data-dir` keeps the database there, and a later run with the same directory reuses it (no
  * second load). npm run bench -- corpus-latency --chunks=20000 passes `--name=value` forms.
  */
+import { tenantScope } from '../core/shared/scope.js';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -223,10 +224,10 @@ async function main(): Promise<void> {
 
     if (state && state.chunks !== options.chunks) throw new Error(`${dataDir} holds a corpus of ${state.chunks} chunks; use another --data-dir`);
     if (!state) {
-      const tenant = await services.tenants.create({ name: 'bench', plan: 'standard' });
-      apiKey = tenant.api_key;
-      await services.tenants.update(tenant.id, { limit_overrides: { max_documents: 1_000_000, max_chunks: 10_000_000 } });
-      const scope = { tenantId: tenant.id, subTenantId: null };
+      const created = await services.tenants.create({ name: 'bench', plan: 'standard' });
+      apiKey = created.apiKey;
+      const scope = tenantScope(created.tenant.id);
+      await services.tenants.update(scope, { limit_overrides: { max_documents: 1_000_000, max_chunks: 10_000_000 } });
       const kb = await services.knowledgeBases.create(scope, { name: 'bench', dimensions: 1024 });
       for (let i = 0; i < options.tenantDocs; i++) {
         await services.documents.ingest(scope, { knowledge_base_id: kb.id, title: `doc ${i}`, content: texts.sentence(40 + Math.floor(random() * 30)) });

@@ -155,8 +155,8 @@ async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<I
     const pageOfDocument = new Map<string, string>();
     const t0 = performance.now();
     for (const page of help.pages) {
-      const { document_id } = await services.documents.ingest(scope, { knowledge_base_id: kb.id, title: page.title, content: page.text });
-      pageOfDocument.set(document_id, page.id);
+      const { documentId } = await services.documents.ingest(scope, { knowledge_base_id: kb.id, title: page.title, content: page.text });
+      pageOfDocument.set(documentId, page.id);
     }
     const t1 = performance.now();
     await runtime.engine.drain();

@@ -27,6 +27,7 @@
  *   [--storage disk|memory] [--keep-data DIR] [--seed 42]
  * or npm run bench -- retrieval-scale --sizes=10000 (bench/run.ts passes only `--name=value` forms).
  */
+import { type Scope, tenantScope } from '../core/shared/scope.js';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -198,12 +199,12 @@ async function runSize(size: number, concurrency: number, ingestOnly: boolean): 
     runtime.maintenance?.start(); // as `npm start` does: planner statistics, vacuum
     try {
       const { services } = runtime;
-      const tenant = await services.tenants.create({ name: 'bench', plan: 'enterprise' });
+      const { tenant, apiKey } = await services.tenants.create({ name: 'bench', plan: 'enterprise' });
+      const scope = tenantScope(tenant.id);
       // The plan's caps are below what 100k chunks need; support lifts them this way.
-      await services.tenants.update(tenant.id, {
+      await services.tenants.update(scope, {
         limit_overrides: { max_documents: 10_000_000, max_chunks: 100_000_000, storage_bytes: 1024 ** 4 },
       });
-      const scope = { tenantId: tenant.id, subTenantId: null };
       const kb = await services.knowledgeBases.create(scope, { name: 'bench', dimensions: DEFAULT_DIMENSIONS });
       const corpus = new SyntheticCorpus({ seed: options.seed, topics: 300, terms: 8000 });
       const result: SizeResult = {
@@ -230,7 +231,7 @@ async function runSize(size: number, concurrency: number, ingestOnly: boolean): 
         JSON.stringify(FILTER_TAG),
       ]);
       result.filteredShare = share.share;
-      const ctx = await keyContext(services, tenant.api_key, log);
+      const ctx = await keyContext(services, apiKey, log);
       await latency(db, services, ctx, corpus, result);
       result.memory.afterQueries = memory();
       await recall(db, services.adapters, scope, kb.id, result);
@@ -264,7 +265,7 @@ async function ingest(
   db: Database,
   services: Services,
   engine: { start(): Promise<void> },
-  scope: { tenantId: string; subTenantId: null },
+  scope: Scope,
   knowledgeBaseId: string,
   corpus: SyntheticCorpus,
   size: number,
@@ -295,7 +296,7 @@ async function ingest(
 /** Stores documents through DocumentService.ingest (engine stopped) until `size` chunks are queued. */
 async function store(
   services: Services,
-  scope: { tenantId: string; subTenantId: null },
+  scope: Scope,
   knowledgeBaseId: string,
   corpus: SyntheticCorpus,
   size: number,
@@ -447,7 +448,7 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
 async function recall(
   db: Database,
   adapters: Services['adapters'],
-  scope: { tenantId: string; subTenantId: null },
+  scope: Scope,
   knowledgeBaseId: string,
   result: SizeResult,
 ): Promise<void> {

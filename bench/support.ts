@@ -1,3 +1,4 @@
+import { type Scope, tenantScope } from '../core/shared/scope.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -101,7 +102,7 @@ export interface BenchLore {
   runtime: Runtime;
   services: Services;
   ctx: RequestContext;
-  scope: { tenantId: string; subTenantId: null };
+  scope: Scope;
   close(): Promise<void>;
 }
 
@@ -117,16 +118,17 @@ export async function startBenchLore(env: Record<string, string | undefined>, te
     const runtime = await createRuntime(db, loadConfig(env), log);
     runtime.maintenance?.start();
     const { services } = runtime;
-    const tenant = await services.tenants.create({ name: tenantName, plan: 'enterprise' });
-    await services.tenants.update(tenant.id, {
+    const { tenant, apiKey } = await services.tenants.create({ name: tenantName, plan: 'enterprise' });
+    const scope = tenantScope(tenant.id);
+    await services.tenants.update(scope, {
       limit_overrides: { max_documents: 100_000, max_chunks: 10_000_000, storage_bytes: 100 * 1024 ** 3 },
     });
     return {
       db,
       runtime,
       services,
-      ctx: await keyContext(services, tenant.api_key, log),
-      scope: { tenantId: tenant.id, subTenantId: null },
+      ctx: await keyContext(services, apiKey, log),
+      scope,
       async close() {
         await runtime.close();
         await db.close();

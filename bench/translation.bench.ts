@@ -320,8 +320,8 @@ if (sections.has('retrieval')) {
     const pageOfDocument = new Map<string, string>();
     const t0 = performance.now();
     for (const page of pages) {
-      const { document_id } = await services.documents.ingest(scope, { knowledge_base_id: kb.id, title: page.title, content: page.text });
-      pageOfDocument.set(document_id, page.id);
+      const { documentId } = await services.documents.ingest(scope, { knowledge_base_id: kb.id, title: page.title, content: page.text });
+      pageOfDocument.set(documentId, page.id);
     }
     await target.runtime.engine.drain();
     const { rows: counted } = await target.db.query<{ ready: number; chunks: number }>(

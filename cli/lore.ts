@@ -4,6 +4,9 @@ import { migrate } from '../core/db/migrator.js';
 import { openDatabase } from '../core/db/open.js';
 import { AppError } from '../core/errors.js';
 import { readAdminToken, runningServer } from '../core/instance/data-dir.js';
+import { presentCreatedKey } from '../core/keys/api-key.presenter.js';
+import { tenantScope } from '../core/shared/scope.js';
+import { presentTenant } from '../core/tenants/tenant.presenter.js';
 import pino from 'pino';
 import { createRuntime } from '../runtime/runtime.js';
 import { createTenantSchema, updateTenantSchema } from '../core/tenants/tenant.schema.js';
@@ -70,12 +73,12 @@ async function directAdmin(config: Config): Promise<TenantAdmin> {
   const parse = <T>(schema: { parse(v: unknown): T }, v: unknown) => schema.parse(v);
   return {
     create: async (body) => {
-      const { id, api_key } = await tenants.create(parse(createTenantSchema, body));
-      return { id, api_key };
+      const { tenant, apiKey } = await tenants.create(parse(createTenantSchema, body));
+      return { id: tenant.id, api_key: apiKey };
     },
-    get: (id) => tenants.get(id),
-    update: (id, body) => tenants.update(id, parse(updateTenantSchema, body)),
-    issueKey: (id) => tenants.issueAdminKey(id),
+    get: async (id) => presentTenant(await tenants.get(tenantScope(id))),
+    update: async (id, body) => presentTenant(await tenants.update(tenantScope(id), parse(updateTenantSchema, body))),
+    issueKey: async (id) => presentCreatedKey(await tenants.issueAdminKey(tenantScope(id))),
     corpora: directCorpusAdmin(runtime),
     close: async () => {
       await runtime.close();

@@ -1,5 +1,8 @@
 import { AccountService } from '../core/accounts/account.service.js';
+import { BillingPeriodService } from '../core/billing/billing-period.service.js';
 import { BillingService } from '../core/billing/billing.service.js';
+import { PlanChangeService } from '../core/billing/plan-change.service.js';
+import { QuotaService } from '../core/quotas/quota.service.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
 import { CorpusIngestionService } from '../core/corpora/corpus-ingestion.service.js';
@@ -63,7 +66,10 @@ export interface Services {
   search: SearchService;
   queries: QueryService;
   health: HealthService;
+  quotas: QuotaService;
   billing: BillingService;
+  billingPeriods: BillingPeriodService;
+  planChanges: PlanChangeService;
   usage: UsageService;
   dpa: DpaService;
   accounts: AccountService;
@@ -84,28 +90,34 @@ export function createServices(
 ): Services {
   const clock = adapters.clock ?? systemClock;
   const keys = new ApiKeyService(db, config.apiKeyPrefix);
-  const knowledgeBases = new KnowledgeBaseService(db, adapters.vectorIndex);
-  const billing = new BillingService(db, adapters.engine, clock, { enabled: config.billingEnabled });
-  const usage = new UsageService(db, billing, clock);
+  const quotas = new QuotaService(db);
+  const knowledgeBases = new KnowledgeBaseService(db, adapters.vectorIndex, quotas);
+  const billingPeriods = new BillingPeriodService(db, adapters.engine, clock);
+  const billingOptions = { enabled: config.billingEnabled };
+  const billing = new BillingService(db, billingPeriods, clock, billingOptions);
+  const usage = new UsageService(db, billingPeriods, quotas, clock);
   const dpa = new DpaService(db, config.dpaCurrentVersion);
   const search = new SearchService(db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex);
   const signingKeys = new SigningKeys(db, { file: config.oauth.signingKeyFile });
-  const subTenants = new SubTenantService(db, keys, billing, clock, adapters.vectorIndex);
+  const subTenants = new SubTenantService(db, keys, billingPeriods, clock, adapters.vectorIndex);
   const translation = new TranslationService(db, adapters.translator ?? new CompositeTranslator([]), adapters.languageDetector, clock);
   return {
     db,
     adapters,
     keys,
-    tenants: new TenantService(db, keys, billing),
+    tenants: new TenantService(db, keys, billingPeriods),
     knowledgeBases,
+    quotas,
     billing,
+    billingPeriods,
+    planChanges: new PlanChangeService(db, billingPeriods, quotas, clock, billingOptions),
     usage,
     dpa,
     accounts: new AccountService(db, billing, dpa, clock, adapters.vectorIndex),
     subTenants,
     oauthClients: new OAuthClientService(db, clock, config.apiKeyPrefix),
     oauthTokens: new TokenService(db, signingKeys, adapters.tokenVerifier ?? new LocalJwtTokenVerifier(signingKeys), clock, config.oauth),
-    documents: new DocumentService(db, knowledgeBases, adapters.engine, adapters.pdf, adapters.vectorIndex, {
+    documents: new DocumentService(db, knowledgeBases, adapters.engine, adapters.pdf, adapters.vectorIndex, quotas, {
       chunking: config.chunking,
       pdfTimeoutMs: config.pdfParseTimeoutMs,
     }),

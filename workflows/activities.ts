@@ -1,13 +1,14 @@
-import type { BillingService } from '../core/billing/billing.service.js';
+import type { BillingPeriodService } from '../core/billing/billing-period.service.js';
 import type { CorpusIngestionService } from '../core/corpora/corpus-ingestion.service.js';
 import { INGESTION_BATCH_SIZE, type IngestionService } from '../core/ingestion/ingestion.service.js';
 import type { JobDefinitions } from '../core/ports/workflow-engine.js';
+import { tenantScope } from '../core/shared/scope.js';
 
 /** What the activities need: only the service methods each job type runs. */
 export interface ActivityDeps {
   ingestion: Pick<IngestionService, 'indexDocument' | 'indexDocuments' | 'documentFailed'>;
   corpusIngestion: Pick<CorpusIngestionService, 'indexRecords' | 'recordsFailed'>;
-  billing: Pick<BillingService, 'rollover'>;
+  billingPeriods: Pick<BillingPeriodService, 'rollover'>;
 }
 
 /**
@@ -28,7 +29,7 @@ export function createActivities(deps: ActivityDeps): JobDefinitions {
     billing_period: {
       // The transition is a compare-and-set on the period: a late, early or repeated run is harmless.
       run: async (job) => {
-        if (job.tenant_id) await deps.billing.rollover(job.tenant_id);
+        if (job.tenant_id) await deps.billingPeriods.rollover(tenantScope(job.tenant_id));
       },
     },
   };

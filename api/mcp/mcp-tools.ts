@@ -2,9 +2,13 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { RequestContext } from '../../core/context.js';
+import { presentDocument, presentStoredDocument } from '../../core/documents/document.presenter.js';
 import { documentSummarySchema, ingestDocumentSchema } from '../../core/documents/document.schema.js';
 import { AppError, ValidationError } from '../../core/errors.js';
+import { presentJob } from '../../core/jobs/job.presenter.js';
 import { jobSchema } from '../../core/jobs/job.schema.js';
+import { presentApiKey, presentCreatedKey } from '../../core/keys/api-key.presenter.js';
+import { presentKnowledgeBase } from '../../core/knowledge-bases/knowledge-base.presenter.js';
 import { apiKeySchema, createApiKeySchema, createdApiKeySchema } from '../../core/keys/api-key.schema.js';
 import { createKnowledgeBaseSchema, knowledgeBaseSchema } from '../../core/knowledge-bases/knowledge-base.schema.js';
 import { type OAuthScope, scopesInclude } from '../../core/oauth/oauth.schema.js';
@@ -143,7 +147,7 @@ export const MCP_TOOLS: McpTool[] = [
     output: z.object({ knowledge_bases: z.array(knowledgeBase) }),
     annotations: readOnly,
     async run(services, ctx) {
-      return { knowledge_bases: await services.knowledgeBases.list(scopeOf(ctx)) };
+      return { knowledge_bases: (await services.knowledgeBases.list(scopeOf(ctx))).map(presentKnowledgeBase) };
     },
   }),
   tool({
@@ -155,7 +159,7 @@ export const MCP_TOOLS: McpTool[] = [
     output: z.object({ documents: z.array(z.object(documentSummarySchema.shape)) }),
     annotations: readOnly,
     async run(services, ctx, args) {
-      return { documents: await services.documents.listOfKnowledgeBase(scopeOf(ctx), args.knowledge_base_id) };
+      return { documents: (await services.documents.listOfKnowledgeBase(scopeOf(ctx), args.knowledge_base_id)).map(presentDocument) };
     },
   }),
   tool({
@@ -167,7 +171,7 @@ export const MCP_TOOLS: McpTool[] = [
     output: z.object(jobSchema.shape),
     annotations: readOnly,
     async run(services, ctx, args) {
-      return services.jobs.get(scopeOf(ctx), args.job_id);
+      return presentJob(await services.jobs.get(scopeOf(ctx), args.job_id));
     },
   }),
   tool({
@@ -182,7 +186,7 @@ export const MCP_TOOLS: McpTool[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(services, ctx, args) {
       await checkBurstLimit(services.adapters.rateLimits, 'documents', `oauth:${ctx.principal.id}`, BURST_LIMITS.documentsPerKeyPerSecond);
-      return services.documents.ingest(scopeOf(ctx), args);
+      return presentStoredDocument(await services.documents.ingest(scopeOf(ctx), args));
     },
   }),
   tool({
@@ -194,7 +198,7 @@ export const MCP_TOOLS: McpTool[] = [
     output: z.object({ id: z.uuid() }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(services, ctx, args) {
-      return services.knowledgeBases.create(scopeOf(ctx), args);
+      return { id: (await services.knowledgeBases.create(scopeOf(ctx), args)).id };
     },
   }),
   tool({
@@ -219,7 +223,7 @@ export const MCP_TOOLS: McpTool[] = [
     output: z.object({ api_keys: z.array(z.object(apiKeySchema.shape)) }),
     annotations: readOnly,
     async run(services, ctx) {
-      return { api_keys: await services.keys.list(scopeOf(ctx)) };
+      return { api_keys: (await services.keys.list(scopeOf(ctx))).map(presentApiKey) };
     },
   }),
   tool({
@@ -231,7 +235,7 @@ export const MCP_TOOLS: McpTool[] = [
     output: z.object(createdApiKeySchema.shape),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(services, ctx, args) {
-      return services.keys.create(scopeOf(ctx), args);
+      return presentCreatedKey(await services.keys.create(scopeOf(ctx), args));
     },
   }),
   tool({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiKeySchema, createApiKeySchema, createdApiKeySchema } from '../../core/keys/api-key.schema.js';
 import type { ApiKeyService } from '../../core/keys/api-key.service.js';
+import { presentApiKey, presentCreatedKey } from '../../core/keys/api-key.presenter.js';
 import { scopeOf } from '../../core/shared/scope.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
@@ -18,7 +19,7 @@ export function apiKeyRoutes(keys: ApiKeyService): RouteSpec[] {
       status: 201,
       response: { description: 'Created', schema: createdApiKeySchema },
       errors: [401, 403, 422],
-      handler: ({ ctx, body }) => keys.create(scopeOf(ctx), body),
+      handler: async ({ ctx, body }) => presentCreatedKey(await keys.create(scopeOf(ctx), body)),
     }),
     route({
       method: 'get',
@@ -30,7 +31,7 @@ export function apiKeyRoutes(keys: ApiKeyService): RouteSpec[] {
       status: 200,
       response: { description: 'Active keys, oldest first', schema: z.array(apiKeySchema) },
       errors: [401, 403],
-      handler: ({ ctx }) => keys.list(scopeOf(ctx)),
+      handler: async ({ ctx }) => (await keys.list(scopeOf(ctx))).map(presentApiKey),
     }),
     route({
       method: 'delete',

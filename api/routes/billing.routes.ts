@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { billingDetailsSchema } from '../../core/billing/billing.schema.js';
+import { presentBillingStatus, presentBillingUsage, presentIntervalChange, presentPlanChange, presentRenewal } from '../../core/billing/billing.presenter.js';
 import { PLAN_IDS } from '../../core/plans.js';
+import { scopeOf } from '../../core/shared/scope.js';
 import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 
@@ -26,8 +28,8 @@ const planBody = z.strictObject({ plan: z.string() });
 const common = { tag: 'Usage and billing', access: 'admin' } as const;
 const planErrors = [401, 403, 409, 422, 503];
 
-export function billingRoutes(services: Pick<Services, 'billing'>): RouteSpec[] {
-  const { billing } = services;
+export function billingRoutes(services: Pick<Services, 'billing' | 'planChanges'>): RouteSpec[] {
+  const { billing, planChanges } = services;
   return [
     route({
       ...common,
@@ -38,7 +40,7 @@ export function billingRoutes(services: Pick<Services, 'billing'>): RouteSpec[] 
       status: 200,
       response: { description: 'Billing usage', schema: billingUsageSchema },
       errors: [401, 403],
-      handler: ({ ctx }) => billing.usage(ctx.tenantId),
+      handler: async ({ ctx }) => presentBillingUsage(await billing.usage(scopeOf(ctx))),
     }),
     route({
       ...common,
@@ -59,7 +61,7 @@ export function billingRoutes(services: Pick<Services, 'billing'>): RouteSpec[] 
       summary: 'Plan, billing interval, current period and scheduled changes',
       status: 200,
       errors: [401, 403],
-      handler: ({ ctx }) => billing.status(ctx.tenantId),
+      handler: async ({ ctx }) => presentBillingStatus(await billing.status(scopeOf(ctx))),
     }),
     route({
       ...common,
@@ -71,7 +73,7 @@ export function billingRoutes(services: Pick<Services, 'billing'>): RouteSpec[] 
       status: 200,
       response: { description: 'The stored details', schema: billingDetailsSchema },
       errors: [401, 403, 422],
-      handler: ({ ctx, body }) => billing.setDetails(ctx.tenantId, body),
+      handler: ({ ctx, body }) => planChanges.setDetails(scopeOf(ctx), body),
     }),
     route({
       ...common,
@@ -86,7 +88,7 @@ export function billingRoutes(services: Pick<Services, 'billing'>): RouteSpec[] 
         schema: z.object({ status: z.literal('upgraded'), plan: z.enum(PLAN_IDS), prorated_queries: z.number().int() }),
       },
       errors: planErrors,
-      handler: ({ ctx, body }) => billing.upgrade(ctx.tenantId, body.plan),
+      handler: async ({ ctx, body }) => presentPlanChange(await planChanges.upgrade(scopeOf(ctx), body.plan)),
     }),
     route({
       ...common,
@@ -101,7 +103,7 @@ export function billingRoutes(services: Pick<Services, 'billing'>): RouteSpec[] 
         schema: z.object({ status: z.literal('scheduled'), plan: z.enum(PLAN_IDS), effective_at: z.iso.datetime() }),
       },
       errors: planErrors,
-      handler: ({ ctx, body }) => billing.downgrade(ctx.tenantId, body.plan),
+      handler: async ({ ctx, body }) => presentPlanChange(await planChanges.downgrade(scopeOf(ctx), body.plan)),
     }),
     route({
       ...common,
@@ -112,7 +114,7 @@ export function billingRoutes(services: Pick<Services, 'billing'>): RouteSpec[] 
       status: 200,
       response: { description: 'Scheduled', schema: z.object({ status: z.literal('cancellation_scheduled'), effective_at: z.iso.datetime() }) },
       errors: planErrors,
-      handler: ({ ctx }) => billing.cancel(ctx.tenantId),
+      handler: async ({ ctx }) => presentPlanChange(await planChanges.cancel(scopeOf(ctx))),
     }),
     route({
       ...common,
@@ -123,7 +125,7 @@ export function billingRoutes(services: Pick<Services, 'billing'>): RouteSpec[] 
       status: 200,
       response: { description: 'Retracted', schema: z.object({ status: z.literal('cancellation_retracted') }) },
       errors: [401, 403, 404, 503],
-      handler: ({ ctx }) => billing.retractCancellation(ctx.tenantId),
+      handler: async ({ ctx }) => presentPlanChange(await planChanges.retractCancellation(scopeOf(ctx))),
     }),
     route({
       ...common,
@@ -142,7 +144,7 @@ export function billingRoutes(services: Pick<Services, 'billing'>): RouteSpec[] 
         }),
       },
       errors: planErrors,
-      handler: ({ ctx, body }) => billing.setInterval(ctx.tenantId, body.billing_interval),
+      handler: async ({ ctx, body }) => presentIntervalChange(await planChanges.setInterval(scopeOf(ctx), body.billing_interval)),
     }),
     route({
       ...common,
@@ -161,7 +163,7 @@ export function billingRoutes(services: Pick<Services, 'billing'>): RouteSpec[] 
         }),
       },
       errors: [401, 403, 409, 503],
-      handler: ({ ctx }) => billing.renew(ctx.tenantId),
+      handler: async ({ ctx }) => presentRenewal(await planChanges.renew(scopeOf(ctx))),
     }),
   ];
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { documentSchema, ingestDocumentSchema } from '../../core/documents/document.schema.js';
+import { presentDocument, presentStoredDocument } from '../../core/documents/document.presenter.js';
 import type { DocumentService } from '../../core/documents/document.service.js';
 import { jobSchema } from '../../core/jobs/job.schema.js';
+import { presentJob } from '../../core/jobs/job.presenter.js';
 import type { JobService } from '../../core/jobs/job.service.js';
 import { BURST_LIMITS } from '../../core/plans.js';
 import type { RateLimitStore } from '../../core/ports/rate-limit-store.js';
@@ -40,7 +42,7 @@ export function documentRoutes(documents: DocumentService, jobs: JobService, rat
       response: accepted,
       errors: [400, 401, 402, 403, 404, 413, 429],
       beforeAuth: [burst],
-      handler: ({ ctx, body }) => documents.ingest(scopeOf(ctx), body),
+      handler: async ({ ctx, body }) => presentStoredDocument(await documents.ingest(scopeOf(ctx), body)),
     }),
     route({
       method: 'post',
@@ -60,7 +62,7 @@ export function documentRoutes(documents: DocumentService, jobs: JobService, rat
           fileField: 'file',
           maxFieldBytes: 64 * 1024,
         });
-        return documents.upload(scopeOf(ctx), fields.metadata, file);
+        return presentStoredDocument(await documents.upload(scopeOf(ctx), fields.metadata, file));
       },
     }),
     route({
@@ -74,7 +76,7 @@ export function documentRoutes(documents: DocumentService, jobs: JobService, rat
       status: 200,
       response: { description: 'The document', schema: documentSchema },
       errors: [401, 404],
-      handler: ({ ctx, params }) => documents.get(scopeOf(ctx), params.id),
+      handler: async ({ ctx, params }) => presentDocument(await documents.get(scopeOf(ctx), params.id)),
     }),
     route({
       method: 'get',
@@ -123,7 +125,7 @@ export function documentRoutes(documents: DocumentService, jobs: JobService, rat
       status: 200,
       response: { description: 'The job', schema: jobSchema },
       errors: [401, 404],
-      handler: ({ ctx, params }) => jobs.get(scopeOf(ctx), params.id),
+      handler: async ({ ctx, params }) => presentJob(await jobs.get(scopeOf(ctx), params.id)),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DPA_HEADER, MAX_ACCEPTED_BY_CHARS } from '../../core/dpa/dpa.service.js';
 import { ValidationError } from '../../core/errors.js';
+import { scopeOf } from '../../core/shared/scope.js';
 import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 
@@ -20,7 +21,7 @@ export function dpaRoutes(services: Pick<Services, 'dpa'>): RouteSpec[] {
         schema: z.object({ compliant: z.boolean(), current_version: z.number().int(), accepted_version: z.number().int().nullable() }),
       },
       errors: [401],
-      handler: ({ ctx }) => dpa.status(ctx.tenantId),
+      handler: ({ ctx }) => dpa.status(scopeOf(ctx)),
     }),
     route({
       method: 'post',

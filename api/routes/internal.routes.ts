@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { OAuthClientService } from '../../core/oauth/oauth-client.service.js';
 import { createInitialAccessTokenSchema, createOAuthClientSchema } from '../../core/oauth/oauth.schema.js';
 import { createTenantSchema, updateTenantSchema } from '../../core/tenants/tenant.schema.js';
+import { presentCreatedKey } from '../../core/keys/api-key.presenter.js';
+import { tenantScope } from '../../core/shared/scope.js';
+import { presentTenant } from '../../core/tenants/tenant.presenter.js';
 import type { TenantService } from '../../core/tenants/tenant.service.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
@@ -21,8 +24,8 @@ export function internalRoutes(tenants: TenantService): RouteSpec[] {
       body: createTenantSchema,
       status: 201,
       handler: async ({ body }) => {
-        const { id, api_key } = await tenants.create(body);
-        return { id, api_key };
+        const { tenant, apiKey } = await tenants.create(body);
+        return { id: tenant.id, api_key: apiKey };
       },
     }),
     route({
@@ -33,7 +36,7 @@ export function internalRoutes(tenants: TenantService): RouteSpec[] {
       summary: 'Get a tenant',
       params: tenantParams,
       status: 200,
-      handler: ({ params }) => tenants.get(params.id),
+      handler: async ({ params }) => presentTenant(await tenants.get(tenantScope(params.id))),
     }),
     route({
       ...common,
@@ -44,7 +47,7 @@ export function internalRoutes(tenants: TenantService): RouteSpec[] {
       params: tenantParams,
       body: updateTenantSchema,
       status: 200,
-      handler: ({ params, body }) => tenants.update(params.id, body),
+      handler: async ({ params, body }) => presentTenant(await tenants.update(tenantScope(params.id), body)),
     }),
     route({
       ...common,
@@ -55,7 +58,7 @@ export function internalRoutes(tenants: TenantService): RouteSpec[] {
       params: tenantParams,
       body: z.strictObject({ name: z.string().trim().min(1).max(200).optional() }),
       status: 201,
-      handler: ({ params, body }) => tenants.issueAdminKey(params.id, body.name),
+      handler: async ({ params, body }) => presentCreatedKey(await tenants.issueAdminKey(tenantScope(params.id), body.name)),
     }),
   ];
 }

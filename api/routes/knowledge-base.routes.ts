@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { documentSummarySchema } from '../../core/documents/document.schema.js';
+import { presentDocument } from '../../core/documents/document.presenter.js';
 import type { DocumentService } from '../../core/documents/document.service.js';
 import { ValidationError } from '../../core/errors.js';
 import {
@@ -7,6 +8,7 @@ import {
   knowledgeBaseSchema,
   updateKnowledgeBaseSchema,
 } from '../../core/knowledge-bases/knowledge-base.schema.js';
+import { presentKnowledgeBase } from '../../core/knowledge-bases/knowledge-base.presenter.js';
 import type { KnowledgeBaseService } from '../../core/knowledge-bases/knowledge-base.service.js';
 import { scopeOf } from '../../core/shared/scope.js';
 import { type RouteSpec, route } from '../route.js';
@@ -27,7 +29,7 @@ export function knowledgeBaseRoutes(knowledgeBases: KnowledgeBaseService, docume
       status: 201,
       response: { description: 'Created', schema: z.object({ id: z.uuid() }) },
       errors: [401, 403, 422],
-      handler: ({ ctx, body }) => knowledgeBases.create(scopeOf(ctx), body),
+      handler: async ({ ctx, body }) => ({ id: (await knowledgeBases.create(scopeOf(ctx), body)).id }),
     }),
     route({
       method: 'get',
@@ -39,7 +41,7 @@ export function knowledgeBaseRoutes(knowledgeBases: KnowledgeBaseService, docume
       status: 200,
       response: { description: 'Knowledge bases, oldest first', schema: z.array(knowledgeBaseSchema) },
       errors: [401],
-      handler: ({ ctx }) => knowledgeBases.list(scopeOf(ctx)),
+      handler: async ({ ctx }) => (await knowledgeBases.list(scopeOf(ctx))).map(presentKnowledgeBase),
     }),
     route({
       method: 'patch',
@@ -76,7 +78,7 @@ export function knowledgeBaseRoutes(knowledgeBases: KnowledgeBaseService, docume
       status: 200,
       response: { description: 'Documents, oldest first', schema: z.array(documentSummarySchema) },
       errors: [401, 404],
-      handler: ({ ctx, params }) => documents.listOfKnowledgeBase(scopeOf(ctx), params.kb_id),
+      handler: async ({ ctx, params }) => (await documents.listOfKnowledgeBase(scopeOf(ctx), params.kb_id)).map(presentDocument),
     }),
   ];
 }

@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { presentApiKey, presentSubTenantKey } from '../../core/keys/api-key.presenter.js';
 import { apiKeySchema } from '../../core/keys/api-key.schema.js';
+import { scopeOf } from '../../core/shared/scope.js';
+import { presentSubTenant, presentSubTenantUsage, presentUsageBreakdown } from '../../core/sub-tenants/sub-tenant.presenter.js';
 import type { Services } from '../../runtime/services.js';
 import {
   MAX_USER_ID_CHARS,
@@ -36,8 +39,8 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       response: { description: 'Created (or, with status 200, the existing record of that external_id)', schema: subTenantSchema },
       errors: [401, 403, 422],
       handler: async ({ ctx, body, res }) => {
-        const { created, subTenant } = await subTenants.create(ctx.tenantId, body);
-        res.status(created ? 201 : 200).json(subTenant);
+        const { created, subTenant } = await subTenants.create(scopeOf(ctx), body);
+        res.status(created ? 201 : 200).json(presentSubTenant(subTenant));
       },
     }),
     route({
@@ -49,7 +52,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       status: 200,
       response: { description: 'Sub-tenants, oldest first', schema: z.array(subTenantSchema) },
       errors: [401, 403],
-      handler: ({ ctx }) => subTenants.list(ctx.tenantId),
+      handler: async ({ ctx }) => (await subTenants.list(scopeOf(ctx))).map(presentSubTenant),
     }),
     route({
       ...common,
@@ -61,7 +64,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       status: 200,
       response: { description: 'The sub-tenant', schema: subTenantSchema },
       errors,
-      handler: ({ ctx, params }) => subTenants.view(ctx.tenantId, params.id),
+      handler: async ({ ctx, params }) => presentSubTenant(await subTenants.view(scopeOf(ctx), params.id)),
     }),
     route({
       ...common,
@@ -74,7 +77,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       status: 200,
       response: { description: 'The updated sub-tenant', schema: subTenantSchema },
       errors: [...errors, 422],
-      handler: ({ ctx, params, body }) => subTenants.update(ctx.tenantId, params.id, body),
+      handler: async ({ ctx, params, body }) => presentSubTenant(await subTenants.update(scopeOf(ctx), params.id, body)),
     }),
     route({
       ...common,
@@ -85,7 +88,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       params: idParams,
       status: 204,
       errors,
-      handler: ({ ctx, params }) => subTenants.delete(ctx.tenantId, params.id),
+      handler: ({ ctx, params }) => subTenants.delete(scopeOf(ctx), params.id),
     }),
     route({
       ...common,
@@ -101,7 +104,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
         schema: z.object({ key: z.string(), id: z.uuid(), role: z.enum(['read', 'write']), sub_tenant_id: z.uuid() }),
       },
       errors: [...errors, 422],
-      handler: ({ ctx, params, body }) => subTenants.createKey(ctx.tenantId, params.id, body),
+      handler: async ({ ctx, params, body }) => presentSubTenantKey(await subTenants.createKey(scopeOf(ctx), params.id, body)),
     }),
     route({
       ...common,
@@ -113,7 +116,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       status: 200,
       response: { description: 'Keys (never the keys themselves)', schema: z.array(apiKeySchema) },
       errors,
-      handler: ({ ctx, params }) => subTenants.listKeys(ctx.tenantId, params.id),
+      handler: async ({ ctx, params }) => (await subTenants.listKeys(scopeOf(ctx), params.id)).map(presentApiKey),
     }),
     route({
       ...common,
@@ -124,7 +127,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       params: z.object({ id: uuidParam, key_id: uuidParam }),
       status: 204,
       errors,
-      handler: ({ ctx, params }) => subTenants.revokeKey(ctx.tenantId, params.id, params.key_id),
+      handler: ({ ctx, params }) => subTenants.revokeKey(scopeOf(ctx), params.id, params.key_id),
     }),
     route({
       ...common,
@@ -136,7 +139,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       status: 200,
       response: { description: 'Usage (limit null: only the parent’s applies)', schema: subTenantUsageSchema },
       errors,
-      handler: ({ ctx, params }) => subTenants.usage(ctx.tenantId, params.id),
+      handler: async ({ ctx, params }) => presentSubTenantUsage(await subTenants.view(scopeOf(ctx), params.id)),
     }),
     route({
       ...common,
@@ -161,7 +164,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
         }),
       },
       errors: [401, 403],
-      handler: ({ ctx }) => subTenants.breakdown(ctx.tenantId),
+      handler: async ({ ctx }) => presentUsageBreakdown(await subTenants.breakdown(scopeOf(ctx))),
     }),
     route({
       ...common,
@@ -175,7 +178,8 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
         schema: z.array(z.object({ sub_tenant_id: z.uuid(), name: z.string(), active_users: z.number().int() })),
       },
       errors: [401, 403],
-      handler: ({ ctx }) => subTenants.activeUsers(ctx.tenantId),
+      handler: async ({ ctx }) =>
+        (await subTenants.activeUsers(scopeOf(ctx))).map(({ subTenant, activeUsers }) => ({ sub_tenant_id: subTenant.id, name: subTenant.name, active_users: activeUsers })),
     }),
     route({
       method: 'patch',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scopeOf } from '../../core/shared/scope.js';
 import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 
@@ -27,7 +28,7 @@ export function usageRoutes(services: Pick<Services, 'usage'>): RouteSpec[] {
       status: 200,
       response: { description: 'Usage', schema: usageSchema },
       errors: [401],
-      handler: ({ ctx }) => services.usage.usage(ctx),
+      handler: ({ ctx }) => services.usage.usage(scopeOf(ctx)),
     }),
   ];
 }

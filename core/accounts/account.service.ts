@@ -1,34 +1,30 @@
-import type { VectorIndex } from '../ports/vector-index.js';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import yazl from 'yazl';
+import { presentBillingStatus } from '../billing/billing.presenter.js';
 import type { BillingService } from '../billing/billing.service.js';
 import type { Clock } from '../clock.js';
 import type { RequestContext } from '../context.js';
-import type { Database } from '../db/database.js';
-import { type DocumentRow, findDocument, findDocumentFile } from '../documents/document.repository.js';
-import { presentDocument } from '../documents/document.service.js';
-import type { DpaService } from '../dpa/dpa.service.js';
 import { duaAcceptancesOfTenant } from '../corpora/corpus.repository.js';
+import type { Database } from '../db/database.js';
+import { presentDocument } from '../documents/document.presenter.js';
+import { type DocumentRow, findDocument, findDocumentFile } from '../documents/document.repository.js';
+import { presentDpaAcceptance } from '../dpa/dpa.presenter.js';
+import type { DpaService } from '../dpa/dpa.service.js';
 import { AppError, errors } from '../errors.js';
-import { presentJob } from '../jobs/job.service.js';
 import { ensureInstanceSecret } from '../instance/instance-secret.repository.js';
-import {
-  deleteTenant,
-  documentIdsOfTenant,
-  exportTenant,
-  insertExport,
-  publicJobsOfTenant,
-  usageEventsOfTenant,
-} from './account.repository.js';
+import { presentJob } from '../jobs/job.presenter.js';
+import { presentApiKey } from '../keys/api-key.presenter.js';
 import { listApiKeys } from '../keys/api-key.repository.js';
-import { presentApiKey } from '../keys/api-key.service.js';
+import { presentKnowledgeBase } from '../knowledge-bases/knowledge-base.presenter.js';
 import { listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
-import { presentKnowledgeBase } from '../knowledge-bases/knowledge-base.service.js';
+import type { VectorIndex } from '../ports/vector-index.js';
 import { isUuid } from '../shared/ids.js';
+import { type Scope, scopeOf } from '../shared/scope.js';
+import { presentTenant } from '../tenants/tenant.presenter.js';
 import { findTenant } from '../tenants/tenant.repository.js';
-import { presentTenant } from '../tenants/tenant.service.js';
 import { monthlyHistory } from '../usage/usage.repository.js';
+import { deleteTenant, documentIdsOfTenant, exportOwner, insertExport, publicJobsOfTenant, usageEventsOfTenant } from './account.repository.js';
 
 /** Spec §8: an export download link is valid for 86400 seconds. */
 export const EXPORT_LINK_SECONDS = 86_400;
@@ -53,24 +49,24 @@ export class AccountService {
     return createHmac('sha256', await this.signingSecret()).update(`${id}.${expires}`).digest('base64url');
   }
 
-  private async documents(tenantId: string): Promise<DocumentRow[]> {
-    const scope = { tenantId, subTenantId: null };
+  private async documents(scope: Scope): Promise<DocumentRow[]> {
     const docs: DocumentRow[] = [];
-    for (const id of await documentIdsOfTenant(this.db, tenantId)) {
+    for (const id of await documentIdsOfTenant(this.db, scope)) {
       const doc = await findDocument(this.db, scope, id);
       if (doc) docs.push(doc);
     }
     return docs;
   }
 
-  private async accountRecord(tenantId: string) {
-    const tenant = await findTenant(this.db, tenantId);
+  /** The account as the export presents it: the tenant with its billing, DPA and corpus agreements. */
+  private async accountRecord(scope: Scope) {
+    const tenant = await findTenant(this.db, scope);
     if (!tenant) throw errors.notFound('account');
     return {
       ...presentTenant(tenant),
-      billing: await this.billing.status(tenantId),
-      dpa: { ...(await this.dpa.status(tenantId)), acceptances: await this.dpa.acceptances(tenantId) },
-      corpus_dua_acceptances: (await duaAcceptancesOfTenant(this.db, tenantId)).map((a) => ({
+      billing: presentBillingStatus(await this.billing.status(scope)),
+      dpa: { ...(await this.dpa.status(scope)), acceptances: (await this.dpa.acceptances(scope)).map(presentDpaAcceptance) },
+      corpus_dua_acceptances: (await duaAcceptancesOfTenant(this.db, scope)).map((a) => ({
         ...a,
         accepted_at: a.accepted_at.toISOString(),
       })),
@@ -80,17 +76,17 @@ export class AccountService {
   /** POST /v1/account/export: a summary now, and a signed link to the complete archive. */
   async export(ctx: RequestContext, baseUrl: string) {
     const expiresAt = new Date(this.clock.now().getTime() + EXPORT_LINK_SECONDS * 1000);
-    const id = await insertExport(this.db, ctx.tenantId, expiresAt);
+    const scope = scopeOf(ctx);
+    const id = await insertExport(this.db, scope, expiresAt);
     const expires = Math.floor(expiresAt.getTime() / 1000);
     const signature = await this.sign(id, expires);
-    const scope = { tenantId: ctx.tenantId, subTenantId: null };
     return {
       download_url: `${baseUrl}/v1/account/exports/${id}?expires=${expires}&signature=${signature}`,
       expires_in_seconds: EXPORT_LINK_SECONDS,
-      account: await this.accountRecord(ctx.tenantId),
+      account: await this.accountRecord(scope),
       knowledge_bases: (await listKnowledgeBases(this.db, scope)).map(presentKnowledgeBase),
-      documents: (await this.documents(ctx.tenantId)).map(presentDocument),
-      usage_history: await monthlyHistory(this.db, ctx.tenantId),
+      documents: (await this.documents(scope)).map(presentDocument),
+      usage_history: await monthlyHistory(this.db, scope),
     };
   }
 
@@ -110,30 +106,29 @@ export class AccountService {
     if (this.clock.now().getTime() > expires * 1000) {
       throw new AppError(410, 'export_link_expired', 'The download link has expired; request a new export.');
     }
-    const tenantId = await exportTenant(this.db, id);
-    if (!tenantId) throw errors.notFound('export');
+    const owner = await exportOwner(this.db, id);
+    if (!owner) throw errors.notFound('export');
     const zip = new yazl.ZipFile();
     const stream = zip.outputStream as unknown as Readable;
-    void this.fillArchive(zip, tenantId).catch((err: unknown) => stream.destroy(err as Error));
-    return { fileName: `lore-export-${tenantId}.zip`, stream };
+    void this.fillArchive(zip, owner).catch((err: unknown) => stream.destroy(err as Error));
+    return { fileName: `lore-export-${owner.tenantId}.zip`, stream };
   }
 
-  private async fillArchive(zip: yazl.ZipFile, tenantId: string): Promise<void> {
-    const scope = { tenantId, subTenantId: null };
+  private async fillArchive(zip: yazl.ZipFile, scope: Scope): Promise<void> {
     const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
-    zip.addBuffer(json(await this.accountRecord(tenantId)), 'account.json');
+    zip.addBuffer(json(await this.accountRecord(scope)), 'account.json');
     zip.addBuffer(json((await listApiKeys(this.db, scope)).map(presentApiKey)), 'api_keys.json');
     zip.addBuffer(json((await listKnowledgeBases(this.db, scope)).map(presentKnowledgeBase)), 'knowledge_bases.json');
-    for (const doc of await this.documents(tenantId)) {
+    for (const doc of await this.documents(scope)) {
       const full = await findDocument(this.db, scope, doc.id, true);
       if (!full) continue;
       zip.addBuffer(json(presentDocument(full)), `documents/${doc.id}.json`);
       const file = await findDocumentFile(this.db, scope, doc.id);
       if (file) zip.addBuffer(file.data, `files/${doc.id}/${(file.file_name ?? 'original').replace(/[/\\]/g, '_')}`);
     }
-    zip.addBuffer(json((await publicJobsOfTenant(this.db, tenantId)).map(presentJob)), 'jobs.json');
-    zip.addBuffer(json(await monthlyHistory(this.db, tenantId)), 'usage_history.json');
-    zip.addBuffer(json(await usageEventsOfTenant(this.db, tenantId)), 'usage_events.json');
+    zip.addBuffer(json((await publicJobsOfTenant(this.db, scope)).map(presentJob)), 'jobs.json');
+    zip.addBuffer(json(await monthlyHistory(this.db, scope)), 'usage_history.json');
+    zip.addBuffer(json(await usageEventsOfTenant(this.db, scope)), 'usage_events.json');
     zip.end();
   }
 
@@ -147,7 +142,7 @@ export class AccountService {
     if (confirmation !== DELETE_CONFIRMATION) {
       throw errors.badRequest('confirmation_required', `Send the header X-Confirm-Delete: ${DELETE_CONFIRMATION} to delete the account.`);
     }
-    await this.db.transaction((tx) => deleteTenant(tx, ctx.tenantId));
+    await this.db.transaction((tx) => deleteTenant(tx, scopeOf(ctx)));
     await this.vectors.tenantRemoved({ tenantId: ctx.tenantId });
     return { status: 'deleted' };
   }

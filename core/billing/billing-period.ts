@@ -24,6 +24,11 @@ export function periodEnd(start: Date, interval: BillingInterval): Date {
   return addMonths(start, interval === 'annual' ? 12 : 1);
 }
 
+/** The fee of a whole period: the plan's monthly fee, times 12 for an annual period. */
+export function subscriptionFee(plan: PlanId, interval: BillingInterval): number {
+  return PLANS[plan].monthlyFeeMicrocents * (interval === 'annual' ? 12 : 1);
+}
+
 /** Queries included in a whole period: the plan's monthly amount, times 12 for an annual period. */
 export function includedQueries(plan: PlanId, interval: BillingInterval): number {
   return PLANS[plan].includedQueriesPerMonth * (interval === 'annual' ? 12 : 1);

@@ -1,4 +1,5 @@
 import type { EmbeddingEncoder } from '../db/embeddings.js';
+import type { Scope } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import type { PlanId } from '../plans.js';
@@ -299,12 +300,12 @@ export interface DuaAcceptanceRow {
   accepted_at: Date;
 }
 
-export async function duaAcceptancesOfTenant(db: Queryable, tenantId: string): Promise<DuaAcceptanceRow[]> {
+export async function duaAcceptancesOfTenant(db: Queryable, scope: Scope): Promise<DuaAcceptanceRow[]> {
   const { rows } = await db.query<DuaAcceptanceRow>(
     `SELECT c.slug AS corpus, a.accepted_by, a.api_key_id, a.accepted_at
      FROM corpus_dua_acceptances a JOIN corpora c ON c.id = a.corpus_id
      WHERE a.tenant_id = $1 ORDER BY a.accepted_at, c.slug`,
-    [tenantId],
+    [scope.tenantId],
   );
   return rows;
 }

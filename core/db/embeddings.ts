@@ -27,6 +27,13 @@ function embeddingColumn(db: Queryable): Promise<EmbeddingColumn> {
  * big-endian): the server copies it, where parsing 1,024 floats of text cost ~1.4 ms per chunk in
  * PGlite (~60 µs binary). Without pgvector, real[] literals as text.
  */
+/** Embeddings as one statement parameter: its value, its SQL array type, and the cast of one element. */
+export interface EncodedEmbeddings {
+  value: SqlParam;
+  type: 'vector[]' | 'text[]';
+  element: (e: string) => string;
+}
+
 export class EmbeddingEncoder {
   private constructor(private readonly column: EmbeddingColumn) {}
 
@@ -35,7 +42,7 @@ export class EmbeddingEncoder {
     return new EmbeddingEncoder(await embeddingColumn(db));
   }
 
-  encode(vectors: readonly Float32Array[]): { value: SqlParam; type: 'vector[]' | 'text[]'; element: (e: string) => string } {
+  encode(vectors: readonly Float32Array[]): EncodedEmbeddings {
     const column = this.column;
     if (column.kind === 'array' || !vectors.length) {
       return { value: vectors.map(toRealArrayLiteral), type: 'text[]', element: (e) => `${e}::real[]` };

@@ -70,8 +70,6 @@ export async function storageUsage(db: Queryable, scope: Scope): Promise<Storage
 }
 
 export interface NewDocument {
-  tenantId: string;
-  subTenantId: string | null;
   knowledgeBaseId: string;
   title: string;
   content: string;
@@ -83,14 +81,15 @@ export interface NewDocument {
   chunkCount: number;
 }
 
-export async function insertDocument(db: Queryable, d: NewDocument): Promise<{ id: string; created_at: Date }> {
+/** Inserts a document owned by the scope (a sub-tenant's when the knowledge base is one's). */
+export async function insertDocument(db: Queryable, scope: Scope, d: NewDocument): Promise<{ id: string; created_at: Date }> {
   const { rows } = await db.query<{ id: string; created_at: Date }>(
     `INSERT INTO documents (tenant_id, sub_tenant_id, knowledge_base_id, title, content, content_bytes, tags, anonymized,
                             source, file_bytes, chunk_count)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id, created_at`,
     [
-      d.tenantId,
-      d.subTenantId,
+      scope.tenantId,
+      scope.subTenantId,
       d.knowledgeBaseId,
       d.title,
       d.content,
@@ -107,12 +106,13 @@ export async function insertDocument(db: Queryable, d: NewDocument): Promise<{ i
 
 export async function insertDocumentFile(
   db: Queryable,
-  f: { documentId: string; tenantId: string; contentType: string; fileName: string | null; data: Buffer },
+  scope: Scope,
+  f: { documentId: string; contentType: string; fileName: string | null; data: Buffer },
 ): Promise<void> {
   await db.query(
     `INSERT INTO document_files (document_id, tenant_id, content_type, file_name, size_bytes, data)
      VALUES ($1, $2, $3, $4, $5, $6)`,
-    [f.documentId, f.tenantId, f.contentType, f.fileName, f.data.length, f.data],
+    [f.documentId, scope.tenantId, f.contentType, f.fileName, f.data.length, f.data],
   );
 }
 

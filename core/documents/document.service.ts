@@ -1,16 +1,14 @@
-import type { VectorIndex } from '../ports/vector-index.js';
 import { anonymize } from '../anonymization/anonymizer.js';
-import type { Database, Queryable } from '../db/database.js';
-import { AppError, errors } from '../errors.js';
+import type { Database } from '../db/database.js';
+import { errors } from '../errors.js';
 import { type ChunkingOptions, chunkText } from '../ingestion/chunker.js';
 import type { KnowledgeBaseService } from '../knowledge-bases/knowledge-base.service.js';
-import { limitsFor } from '../plans.js';
+import type { VectorIndex } from '../ports/vector-index.js';
 import type { WorkflowEngine } from '../ports/workflow-engine.js';
+import type { QuotaService } from '../quotas/quota.service.js';
 import { isUuid } from '../shared/ids.js';
 import { assertStorableText } from '../shared/input.js';
 import type { Scope } from '../shared/scope.js';
-import { subTenantLimits } from '../sub-tenants/sub-tenant-limits.js';
-import { findTenant, lockTenant } from '../tenants/tenant.repository.js';
 import {
   type DocumentRow,
   deleteDocument,
@@ -19,40 +17,9 @@ import {
   insertDocument,
   insertDocumentFile,
   listDocumentsOfKnowledgeBase,
-  storageUsage,
 } from './document.repository.js';
-import {
-  type DocumentSummary,
-  type DocumentView,
-  type IngestDocumentInput,
-  MAX_CONTENT_BYTES,
-  type UploadMetadata,
-  uploadMetadataSchema,
-} from './document.schema.js';
+import { type IngestDocumentInput, MAX_CONTENT_BYTES, type UploadMetadata, uploadMetadataSchema } from './document.schema.js';
 import type { PdfExtractor } from './pdf-extractor.js';
-
-export function presentDocument(d: DocumentRow): DocumentSummary & { content?: string } {
-  return {
-    id: d.id,
-    knowledge_base_id: d.knowledge_base_id,
-    sub_tenant_id: d.sub_tenant_id,
-    title: d.title,
-    tags: d.tags,
-    status: d.status,
-    language: d.language,
-    anonymized: d.anonymized,
-    source: d.source,
-    content_bytes: d.content_bytes,
-    chunk_count: d.chunk_count,
-    file: d.file_content_type
-      ? { content_type: d.file_content_type, file_name: d.file_name, size_bytes: d.file_bytes }
-      : null,
-    error: d.error,
-    created_at: d.created_at.toISOString(),
-    updated_at: d.updated_at.toISOString(),
-    ...(d.content !== undefined ? { content: d.content } : {}),
-  };
-}
 
 /** An uploaded file as the HTTP layer received it. */
 export interface UploadedFile {
@@ -63,6 +30,12 @@ export interface UploadedFile {
 }
 
 export const SUPPORTED_UPLOAD_TYPES = ['text/plain', 'application/pdf'] as const;
+
+/** A stored document and the job that indexes it. */
+export interface StoredDocument {
+  jobId: string;
+  documentId: string;
+}
 
 export interface DocumentServiceOptions {
   chunking: ChunkingOptions;
@@ -86,11 +59,12 @@ export class DocumentService {
     private readonly engine: WorkflowEngine,
     private readonly pdf: PdfExtractor,
     private readonly vectors: VectorIndex,
+    private readonly quotas: QuotaService,
     private readonly options: DocumentServiceOptions,
   ) {}
 
   /** POST /v1/documents: stores the document and queues its indexing; returns the job id. */
-  async ingest(scope: Scope, input: IngestDocumentInput): Promise<{ job_id: string; document_id: string }> {
+  async ingest(scope: Scope, input: IngestDocumentInput): Promise<StoredDocument> {
     return this.store({
       scope,
       knowledgeBaseId: input.knowledge_base_id,
@@ -102,7 +76,7 @@ export class DocumentService {
   }
 
   /** POST /v1/documents/upload: extracts the text of a text or PDF file, then as `ingest`. */
-  async upload(scope: Scope, rawMetadata: string | undefined, file: UploadedFile | undefined): Promise<{ job_id: string; document_id: string }> {
+  async upload(scope: Scope, rawMetadata: string | undefined, file: UploadedFile | undefined): Promise<StoredDocument> {
     if (!file) throw errors.badRequest('missing_file', 'The multipart part "file" is required.');
     const metadata = parseUploadMetadata(rawMetadata);
     assertStorableText(file.fileName, 'file.filename');
@@ -148,55 +122,27 @@ export class DocumentService {
    * Checks every quota and writes the document, its file and its indexing job in one transaction
    * under the tenant's row lock, so concurrent ingests cannot together pass a limit.
    */
-  private async store(doc: PreparedDocument): Promise<{ job_id: string; document_id: string }> {
-    const kb = await this.visibleKnowledgeBase(doc.scope, doc.knowledgeBaseId);
-    const tenant = await findTenant(this.db, doc.scope.tenantId);
-    if (!tenant) throw errors.notFound('tenant');
+  private async store(doc: PreparedDocument): Promise<StoredDocument> {
+    const { scope } = doc;
+    const kb = await this.visibleKnowledgeBase(scope, doc.knowledgeBaseId);
+    const { tenant, limits } = await this.quotas.limits(scope);
     const anonymized = doc.anonymize ?? tenant.anonymize_default;
     const content = anonymized ? anonymize(doc.content).text : doc.content;
     const contentBytes = Buffer.byteLength(content, 'utf8');
-    const limits = limitsFor(tenant.plan, tenant.limit_overrides);
-    const maxBytes = Math.min(MAX_CONTENT_BYTES, limits.maxDocumentSizeBytes);
-    if (contentBytes > maxBytes) {
-      throw errors.tooLarge('document_too_large', `The document is larger than the ${maxBytes} bytes allowed.`, {
-        limit: maxBytes,
-        size: contentBytes,
-      });
-    }
+    this.quotas.checkDocumentSize(limits, contentBytes);
     const chunkCount = chunkText(content, this.options.chunking).length;
     const fileBytes = doc.file?.data.length ?? 0;
 
-    const result = await this.db.transaction(async (tx) => {
-      const locked = await lockTenant(tx, doc.scope.tenantId);
-      if (!locked) throw errors.notFound('tenant');
-      const newBytes = contentBytes + fileBytes;
-      if (kb.sub_tenant_id) {
-        await this.checkSubTenantQuotas(tx, doc.scope.tenantId, kb.sub_tenant_id, { contentBytes, newBytes, chunkCount });
-      }
-      const current = limitsFor(locked.plan, locked.limit_overrides);
-      const used = await storageUsage(tx, { tenantId: doc.scope.tenantId, subTenantId: null });
-      if (used.documents + 1 > current.maxDocuments) {
-        throw errors.paymentRequired('document_limit_reached', `The plan allows ${current.maxDocuments} documents.`, {
-          limit: current.maxDocuments,
-          current: used.documents,
-        });
-      }
-      if (used.storageBytes + newBytes > current.storageBytes) {
-        throw errors.tooLarge('storage_quota_exceeded', 'The storage quota would be exceeded.', {
-          limit: current.storageBytes,
-          current: used.storageBytes,
-        });
-      }
-      if (used.chunks + chunkCount > current.maxChunks) {
-        const extra = { limit: current.maxChunks, current: used.chunks, requested: chunkCount };
-        // A sub-tenant's document finds the pool of chunks shared by all sub-tenants exhausted.
-        throw kb.sub_tenant_id
-          ? new AppError(429, 'tenant_pool_quota_exceeded', "The tenant's pool of chunks, shared by its sub-tenants, is exhausted.", extra)
-          : errors.paymentRequired('chunk_quota_exceeded', `The plan allows ${current.maxChunks} chunks.`, extra);
-      }
-      const inserted = await insertDocument(tx, {
-        tenantId: doc.scope.tenantId,
-        subTenantId: kb.sub_tenant_id,
+    const stored = await this.db.transaction(async (tx) => {
+      // The plan as it is now, under the lock (it may have changed since the early check).
+      const locked = await this.quotas.lockedTenant(tx, scope);
+      await this.quotas.checkNewDocument(tx, scope, locked.limits, kb.sub_tenant_id, {
+        contentBytes,
+        storageBytes: contentBytes + fileBytes,
+        chunks: chunkCount,
+      });
+      const owner = { tenantId: scope.tenantId, subTenantId: kb.sub_tenant_id };
+      const inserted = await insertDocument(tx, owner, {
         knowledgeBaseId: kb.id,
         title: doc.title,
         content,
@@ -208,72 +154,28 @@ export class DocumentService {
         chunkCount,
       });
       if (doc.file) {
-        await insertDocumentFile(tx, {
-          documentId: inserted.id,
-          tenantId: doc.scope.tenantId,
-          contentType: doc.file.contentType,
-          fileName: doc.file.fileName,
-          data: doc.file.data,
-        });
+        await insertDocumentFile(tx, owner, { documentId: inserted.id, contentType: doc.file.contentType, fileName: doc.file.fileName, data: doc.file.data });
       }
       const jobId = await this.engine.enqueue(tx, {
         type: 'ingestion',
-        tenantId: doc.scope.tenantId,
+        tenantId: scope.tenantId,
         subTenantId: kb.sub_tenant_id,
         documentId: inserted.id,
         knowledgeBaseId: kb.id,
         totalChunks: chunkCount,
         payload: { chunking: this.options.chunking },
       });
-      return { job_id: jobId!, document_id: inserted.id };
+      return { jobId: jobId!, documentId: inserted.id };
     });
     this.engine.notify();
-    return result;
+    return stored;
   }
 
-  /** A sub-tenant's own limits, checked before the parent's (both must hold). */
-  private async checkSubTenantQuotas(
-    tx: Queryable,
-    tenantId: string,
-    subTenantId: string,
-    doc: { contentBytes: number; newBytes: number; chunkCount: number },
-  ): Promise<void> {
-    const limits = await subTenantLimits(tx, tenantId, subTenantId);
-    if (!limits) throw errors.notFound('sub-tenant');
-    const scope = { scope: 'sub_tenant' };
-    if (limits.max_document_size_bytes !== null && doc.contentBytes > limits.max_document_size_bytes) {
-      throw errors.tooLarge('document_too_large', `The sub-tenant allows documents of ${limits.max_document_size_bytes} bytes.`, {
-        limit: limits.max_document_size_bytes,
-        size: doc.contentBytes,
-        ...scope,
-      });
-    }
-    const used = await storageUsage(tx, { tenantId, subTenantId });
-    if (limits.max_documents !== null && used.documents + 1 > limits.max_documents) {
-      throw errors.forbidden('sub_tenant_document_limit_reached', `The sub-tenant allows ${limits.max_documents} documents.`, {
-        limit: limits.max_documents,
-        current: used.documents,
-      });
-    }
-    if (limits.storage_quota_bytes !== null && used.storageBytes + doc.newBytes > limits.storage_quota_bytes) {
-      throw errors.tooLarge('sub_tenant_storage_quota_exceeded', "The sub-tenant's storage quota would be exceeded.", {
-        current: used.storageBytes,
-        limit: limits.storage_quota_bytes,
-      });
-    }
-    if (limits.max_total_chunks !== null && used.chunks + doc.chunkCount > limits.max_total_chunks) {
-      throw new AppError(429, 'sub_tenant_chunk_quota_exceeded', `The sub-tenant allows ${limits.max_total_chunks} chunks.`, {
-        limit: limits.max_total_chunks,
-        current: used.chunks,
-        requested: doc.chunkCount,
-      });
-    }
-  }
-
-  async get(scope: Scope, id: string): Promise<DocumentView> {
+  /** The document with its text, if the scope can see it; 404 otherwise. */
+  async get(scope: Scope, id: string): Promise<DocumentRow> {
     const doc = isUuid(id) ? await findDocument(this.db, scope, id, true) : undefined;
     if (!doc) throw errors.notFound('document');
-    return presentDocument(doc) as DocumentView;
+    return doc;
   }
 
   async download(scope: Scope, id: string): Promise<{ contentType: string; fileName: string | null; data: Buffer }> {
@@ -289,9 +191,9 @@ export class DocumentService {
   }
 
   /** Documents of a knowledge base the scope can see; 404 when it cannot. */
-  async listOfKnowledgeBase(scope: Scope, knowledgeBaseId: string): Promise<DocumentSummary[]> {
+  async listOfKnowledgeBase(scope: Scope, knowledgeBaseId: string): Promise<DocumentRow[]> {
     const kb = await this.knowledgeBases.get(scope, knowledgeBaseId);
-    return (await listDocumentsOfKnowledgeBase(this.db, scope, kb.id)).map(presentDocument);
+    return listDocumentsOfKnowledgeBase(this.db, scope, kb.id);
   }
 }
 

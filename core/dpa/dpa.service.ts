@@ -1,6 +1,8 @@
 import type { RequestContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { errors } from '../errors.js';
+import { type Scope, scopeOf } from '../shared/scope.js';
+import { type DpaAcceptanceRow, findAcceptedDpaVersion, insertDpaAcceptance, listDpaAcceptances } from './dpa.repository.js';
 
 export const DPA_HEADER = 'X-DPA-Action-Required';
 export const DPA_HEADER_VALUE = 'DPA re-acceptance required';
@@ -23,12 +25,8 @@ export class DpaService {
     return acceptedVersion === this.currentVersion;
   }
 
-  async status(tenantId: string): Promise<DpaStatus> {
-    const { rows } = await this.db.query<{ dpa_accepted_version: number | null }>(
-      'SELECT dpa_accepted_version FROM tenants WHERE id = $1',
-      [tenantId],
-    );
-    const accepted = rows[0]?.dpa_accepted_version ?? null;
+  async status(scope: Scope): Promise<DpaStatus> {
+    const accepted = (await findAcceptedDpaVersion(this.db, scope)) ?? null;
     return { compliant: this.isCompliant(accepted), current_version: this.currentVersion, accepted_version: accepted };
   }
 
@@ -39,23 +37,12 @@ export class DpaService {
         current_version: this.currentVersion,
       });
     }
-    await this.db.transaction(async (tx) => {
-      await tx.query('UPDATE tenants SET dpa_accepted_version = $2, updated_at = now() WHERE id = $1', [ctx.tenantId, version]);
-      await tx.query('INSERT INTO dpa_acceptances (tenant_id, version, accepted_by, api_key_id) VALUES ($1, $2, $3, $4)', [
-        ctx.tenantId,
-        version,
-        acceptedBy,
-        ctx.principal.kind === 'api_key' ? ctx.principal.id : null,
-      ]);
-    });
+    const apiKeyId = ctx.principal.kind === 'api_key' ? ctx.principal.id : null;
+    await this.db.transaction((tx) => insertDpaAcceptance(tx, scopeOf(ctx), { version, acceptedBy, apiKeyId }));
     return { status: 'accepted', dpa_version: version };
   }
 
-  async acceptances(tenantId: string) {
-    const { rows } = await this.db.query<{ version: number; accepted_by: string | null; api_key_id: string | null; accepted_at: Date }>(
-      'SELECT version, accepted_by, api_key_id, accepted_at FROM dpa_acceptances WHERE tenant_id = $1 ORDER BY accepted_at',
-      [tenantId],
-    );
-    return rows.map((r) => ({ ...r, accepted_at: r.accepted_at.toISOString() }));
+  acceptances(scope: Scope): Promise<DpaAcceptanceRow[]> {
+    return listDpaAcceptances(this.db, scope);
   }
 }

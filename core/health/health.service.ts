@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { VectorIndex } from '../ports/vector-index.js';
+import { chunkCountsOfOtherEmbedders, pingDatabase } from './health.repository.js';
 
 /** GET /health/index's body: the spec names the tenant and corpus indexes after pgvector's tables. */
 export type IndexStatus = Record<'idx_chunks_embedding' | 'idx_platform_chunks_embedding', 'ok' | 'missing'>;
@@ -19,7 +20,7 @@ export class HealthService {
       timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
     });
     try {
-      return await Promise.race([this.db.query('SELECT 1').then(() => true), timeout]);
+      return await Promise.race([pingDatabase(this.db).then(() => true), timeout]);
     } catch {
       return false;
     } finally {
@@ -28,12 +29,8 @@ export class HealthService {
   }
 
   /** Indexed chunks whose vectors another embedder made: they need re-indexing after a model change. */
-  async chunksFromOtherEmbedders(embedderId: string): Promise<Array<{ embedder: string; chunks: number }>> {
-    const { rows } = await this.db.query<{ embedder: string; chunks: number }>(
-      'SELECT embedder, count(*)::int AS chunks FROM chunks WHERE embedder <> $1 GROUP BY embedder ORDER BY embedder',
-      [embedderId],
-    );
-    return rows;
+  chunksFromOtherEmbedders(embedderId: string): Promise<Array<{ embedder: string; chunks: number }>> {
+    return chunkCountsOfOtherEmbedders(this.db, embedderId);
   }
 
   /** Whether the vector index of tenant chunks and that of corpus chunks can serve searches. */

@@ -2,14 +2,23 @@ import type { Database, Queryable } from '../db/database.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { completeJobs } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
-import type { PlanId } from '../plans.js';
 import type { Embedder } from '../ports/embedder.js';
+import { tenantScope } from '../shared/scope.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
 import { type JobBatchControl, type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
 import type { Language } from '../translation/translation.schema.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from './chunker.js';
+import {
+  type DocumentToIndex,
+  documentsToIndex,
+  indexedChunkLanguages,
+  insertChunks,
+  lockTenantsForIndexing,
+  markDocumentFailed,
+  markDocumentsReady,
+} from './ingestion.repository.js';
 
 /** PostgreSQL text-search configurations by language; Bulgarian has none and uses 'simple'. */
 export const TEXT_SEARCH_CONFIG: Record<Language, string> = {
@@ -39,20 +48,6 @@ export const INGESTION_BATCH_SIZE = 16;
 
 /** A document of more chunks runs alone, reporting its progress as it goes; batched documents report theirs when they complete. */
 const BATCHED_DOCUMENT_MAX_CHUNKS = CHUNKS_PER_WRITE;
-
-interface DocumentToIndex {
-  id: string;
-  tenant_id: string;
-  sub_tenant_id: string | null;
-  knowledge_base_id: string;
-  title: string;
-  tags: Record<string, string>;
-  content: string;
-  created_at: Date;
-  /** The chunk count reserved when the document was stored (its job's total). */
-  chunk_count: number;
-  dimensions: number;
-}
 
 /** One document being indexed by its job. */
 interface Indexing {
@@ -105,11 +100,11 @@ export class IngestionService {
   ) {}
 
   async indexDocument(job: JobRow, control: JobControl): Promise<void> {
-    const doc = job.document_id ? (await this.loadDocuments([job.document_id])).get(job.document_id) : undefined;
+    const doc = (await this.loadDocuments([job])).get(job.document_id ?? '');
     if (!doc) throw documentDeleted();
     const chunks = chunksOf(job, doc);
     // Only a retried or resumed job can find chunks written (its first attempt starts from nothing).
-    const done = job.attempts > 1 ? await this.indexedChunks(doc.id) : new Map<number, string | null>();
+    const done = job.attempts > 1 ? await indexedChunkLanguages(this.db, tenantScope(doc.tenant_id), doc.id) : new Map<number, string | null>();
     // The job was created with its chunk count; a resumed job reports where it starts.
     if (done.size || job.total_chunks !== chunks.length) await control.heartbeat({ totalChunks: chunks.length, processedChunks: done.size });
     const item = indexing(job, doc, chunks, done);
@@ -128,7 +123,7 @@ export class IngestionService {
    */
   async indexDocuments(jobs: readonly JobRow[], control: JobBatchControl): Promise<JobRow[]> {
     const small = (j: JobRow) => j.document_id !== null && j.total_chunks <= BATCHED_DOCUMENT_MAX_CHUNKS;
-    const docs = await this.loadDocuments(jobs.filter(small).map((j) => j.document_id!));
+    const docs = await this.loadDocuments(jobs.filter(small));
     const items: Indexing[] = [];
     const alone: JobRow[] = [];
     for (const job of jobs) {
@@ -149,12 +144,8 @@ export class IngestionService {
 
   /** A job that failed for good leaves a failed document that holds no chunks (and no chunk quota). */
   async documentFailed(tx: Queryable, job: JobRow, error: string): Promise<void> {
-    if (!job.document_id) return;
-    await tx.query('DELETE FROM chunks WHERE document_id = $1', [job.document_id]);
-    await tx.query(
-      `UPDATE documents SET status = 'failed', chunk_count = 0, error = $2, updated_at = now() WHERE id = $1`,
-      [job.document_id, error],
-    );
+    if (!job.document_id || !job.tenant_id) return;
+    await markDocumentFailed(tx, tenantScope(job.tenant_id), job.document_id, error);
   }
 
   /**
@@ -188,33 +179,10 @@ export class IngestionService {
         const { languages } = rows[j]!.item;
         if (l) languages.set(l, (languages.get(l) ?? 0) + 1);
       });
-      const embeddings = encoder.encode(vectors);
-      const { rows: inserted } = await this.db.query<{ id: string; document_id: string; chunk_index: number; tsv: string }>(
-        `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
-                             dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
-         SELECT t.tenant_id, t.sub_tenant_id, t.kb_id, t.doc_id, t.idx, t.content, t.lang, $1, ${embeddings.element('t.emb')}, $2,
-                to_tsvector(t.cfg::regconfig, t.content), t.title, t.tags::jsonb, t.created_at
-         FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[],
-                     $10::int[], $11::text[], $12::text[], $13::text[], $14::${embeddings.type})
-              AS t(tenant_id, sub_tenant_id, kb_id, doc_id, title, tags, created_at, idx, content, lang, cfg, emb)
-         ON CONFLICT (document_id, chunk_index) DO NOTHING
-         RETURNING id, document_id, chunk_index, tsv::text AS tsv`,
-        [
-          dimensions,
-          this.embedder.id,
-          rows.map((r) => r.item.doc.tenant_id),
-          rows.map((r) => r.item.doc.sub_tenant_id),
-          rows.map((r) => r.item.doc.knowledge_base_id),
-          rows.map((r) => r.item.doc.id),
-          rows.map((r) => r.item.doc.title),
-          rows.map((r) => JSON.stringify(r.item.doc.tags)),
-          rows.map((r) => r.item.doc.created_at),
-          rows.map((r) => r.chunk.index),
-          rows.map((r) => r.chunk.content),
-          langs,
-          langs.map(textSearchConfig),
-          embeddings.value,
-        ],
+      const inserted = await insertChunks(
+        this.db,
+        rows.map((r, j) => ({ doc: r.item.doc, index: r.chunk.index, content: r.chunk.content, language: langs[j] ?? null, textSearchConfig: textSearchConfig(langs[j] ?? null) })),
+        { dimensions, embedder: this.embedder.id, encoded: encoder.encode(vectors) },
       );
       const row = new Map(rows.map((r, j) => [`${r.item.doc.id}:${r.chunk.index}`, j]));
       for (const r of inserted) {
@@ -235,26 +203,18 @@ export class IngestionService {
   private async complete(tx: Queryable, items: readonly Indexing[], owner: string): Promise<void> {
     // The tenant rows first, in a stable order, as deleting an account does (it cascades from the
     // tenant to the document): locks taken in the same order cannot deadlock.
-    const tenantIds = [...new Set(items.map((i) => i.doc.tenant_id))].sort();
-    const { rows: tenants } = await tx.query<{ id: string; plan: PlanId }>(
-      'SELECT id, plan FROM tenants WHERE id = ANY($1::uuid[]) ORDER BY id FOR KEY SHARE',
-      [tenantIds],
-    );
-    if (tenants.length < tenantIds.length) throw documentDeleted();
-    const documentIds = items.map((i) => i.doc.id);
+    const plans = await lockTenantsForIndexing(tx, items.map((i) => tenantScope(i.doc.tenant_id)));
+    if (items.some((i) => !plans.has(i.doc.tenant_id))) throw documentDeleted();
     // One statement updates the documents in no set order. Batches hold different documents, and a
     // batched document keeps the chunk count it reserved when it was stored, so the storage
     // counters' triggers do not fire: concurrent batches wait for no common row here.
     const languageOf = (i: Indexing) => [...i.languages.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
-    const { rowCount } = await tx.query(
-      `UPDATE documents d SET status = 'ready', chunk_count = u.chunk_count, embedder = $4,
-              language = COALESCE(u.language, d.language), error = NULL, updated_at = now()
-       FROM unnest($1::uuid[], $2::int[], $3::text[]) AS u(id, chunk_count, language)
-       WHERE d.id = u.id`,
-      [documentIds, items.map((i) => i.total), items.map(languageOf), this.embedder.id],
+    const updated = await markDocumentsReady(
+      tx,
+      items.map((i) => ({ doc: i.doc, chunkCount: i.total, language: languageOf(i) })),
+      this.embedder.id,
     );
-    if (rowCount < items.length) throw documentDeleted();
-    const plans = new Map(tenants.map((t) => [t.id, t.plan]));
+    if (updated < items.length) throw documentDeleted();
     await this.usage.recordIngestions(
       tx,
       items.map(({ doc, total }) => ({ tenantId: doc.tenant_id, subTenantId: doc.sub_tenant_id, plan: plans.get(doc.tenant_id)!, chunks: total })),
@@ -285,23 +245,9 @@ export class IngestionService {
     );
   }
 
-  private async loadDocuments(ids: readonly string[]): Promise<Map<string, DocumentToIndex>> {
-    if (!ids.length) return new Map();
-    const { rows } = await this.db.query<DocumentToIndex>(
-      `SELECT d.id, d.tenant_id, d.sub_tenant_id, d.knowledge_base_id, d.title, d.tags, d.content, d.created_at, d.chunk_count,
-              kb.dimensions
-       FROM documents d JOIN knowledge_bases kb ON kb.id = d.knowledge_base_id WHERE d.id = ANY($1::uuid[])`,
-      [[...ids]],
-    );
-    return new Map(rows.map((r) => [r.id, r]));
-  }
-
-  /** The language of each chunk of the document written so far, by chunk index. */
-  private async indexedChunks(documentId: string): Promise<Map<number, string | null>> {
-    const { rows } = await this.db.query<{ chunk_index: number; language: string | null }>(
-      'SELECT chunk_index, language FROM chunks WHERE document_id = $1',
-      [documentId],
-    );
-    return new Map(rows.map((r) => [r.chunk_index, r.language]));
+  /** The documents of the jobs (matched by document and tenant, both from the job rows), by id. */
+  private async loadDocuments(jobs: readonly JobRow[]): Promise<Map<string, DocumentToIndex>> {
+    const refs = jobs.filter((j) => j.document_id && j.tenant_id).map((j) => ({ tenantId: j.tenant_id!, documentId: j.document_id! }));
+    return new Map((await documentsToIndex(this.db, refs)).map((d) => [d.id, d]));
   }
 }

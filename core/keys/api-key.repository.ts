@@ -34,12 +34,13 @@ const COLUMNS = 'id, tenant_id, sub_tenant_id, name, role, key_hint, created_at,
 
 export async function insertApiKey(
   db: Queryable,
-  row: { tenantId: string; subTenantId: string | null; name: string; role: Role; keyHash: string; keyHint: string },
+  scope: Scope,
+  row: { name: string; role: Role; keyHash: string; keyHint: string },
 ): Promise<ApiKeyRow> {
   const { rows } = await db.query<ApiKeyRow>(
     `INSERT INTO api_keys (tenant_id, sub_tenant_id, name, role, key_hash, key_hint)
      VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-    [row.tenantId, row.subTenantId, row.name, row.role, row.keyHash, row.keyHint],
+    [scope.tenantId, scope.subTenantId, row.name, row.role, row.keyHash, row.keyHint],
   );
   return rows[0]!;
 }

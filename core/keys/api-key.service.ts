@@ -12,7 +12,7 @@ import {
   listApiKeys,
   revokeApiKey,
 } from './api-key.repository.js';
-import type { ApiKeyView, CreateApiKeyInput } from './api-key.schema.js';
+import type { CreateApiKeyInput } from './api-key.schema.js';
 
 /** 32 random bytes: 256 bits, 43 base64url characters. */
 const KEY_RANDOM_BYTES = 32;
@@ -21,16 +21,10 @@ function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-export function presentApiKey(row: ApiKeyRow): ApiKeyView {
-  return {
-    id: row.id,
-    name: row.name,
-    role: row.role,
-    sub_tenant_id: row.sub_tenant_id,
-    key_hint: row.key_hint,
-    created_at: row.created_at.toISOString(),
-    last_used_at: row.last_used_at?.toISOString() ?? null,
-  };
+/** A key as issued: the secret (shown once) and its stored record. */
+export interface IssuedKey {
+  key: string;
+  row: ApiKeyRow;
 }
 
 export class ApiKeyService {
@@ -43,28 +37,22 @@ export class ApiKeyService {
     this.keyPattern = new RegExp(`^${prefix}_[A-Za-z0-9_-]{${Math.ceil((KEY_RANDOM_BYTES * 4) / 3)}}$`);
   }
 
-  /** Issues a key. Only its hash is stored; the returned `key` cannot be retrieved again. */
-  async issue(
-    db: Queryable,
-    params: { tenantId: string; subTenantId: string | null; name: string; role: Role },
-  ): Promise<{ key: string; row: ApiKeyRow }> {
+  /**
+   * Issues a key for the scope (a sub-tenant's key when the scope names one). Only its hash is
+   * stored; the returned `key` cannot be retrieved again. `db` may be the caller's transaction.
+   */
+  async issue(db: Queryable, scope: Scope, params: { name: string; role: Role }): Promise<IssuedKey> {
     const key = `${this.prefix}_${randomBytes(KEY_RANDOM_BYTES).toString('base64url')}`;
-    const row = await insertApiKey(db, { ...params, keyHash: hashKey(key), keyHint: key.slice(-4) });
+    const row = await insertApiKey(db, scope, { ...params, keyHash: hashKey(key), keyHint: key.slice(-4) });
     return { key, row };
   }
 
-  async create(scope: Scope, input: CreateApiKeyInput): Promise<{ key: string; id: string }> {
-    const { key, row } = await this.issue(this.db, {
-      tenantId: scope.tenantId,
-      subTenantId: scope.subTenantId,
-      name: input.name,
-      role: input.role,
-    });
-    return { key, id: row.id };
+  create(scope: Scope, input: CreateApiKeyInput): Promise<IssuedKey> {
+    return this.issue(this.db, scope, { name: input.name, role: input.role });
   }
 
-  async list(scope: Scope): Promise<ApiKeyView[]> {
-    return (await listApiKeys(this.db, scope)).map(presentApiKey);
+  list(scope: Scope): Promise<ApiKeyRow[]> {
+    return listApiKeys(this.db, scope);
   }
 
   async revoke(scope: Scope, id: string): Promise<void> {

@@ -25,3 +25,11 @@ export function scopeSql(alias: string, firstParam: number): string {
 export function scopeParams(scope: Scope): [string, string | null] {
   return [scope.tenantId, scope.subTenantId];
 }
+
+/**
+ * A whole tenant's scope, for callers that act for a tenant without a key of its own: the instance
+ * operator (internal admin API, CLI) and jobs, which carry their tenant in the job row.
+ */
+export function tenantScope(tenantId: string): Scope {
+  return { tenantId, subTenantId: null };
+}

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import type { Scope } from '../shared/scope.js';
 import type { CreateTenantInput, TenantRecord, UpdateTenantInput } from './tenant.schema.js';
 
 const COLUMNS = `id, name, email, plan, status, addons, anonymize_default, translation_config,
@@ -12,14 +13,14 @@ export async function insertTenant(db: Queryable, input: CreateTenantInput): Pro
   return rows[0]!;
 }
 
-export async function findTenant(db: Queryable, id: string): Promise<TenantRecord | undefined> {
-  const { rows } = await db.query<TenantRecord>(`SELECT ${COLUMNS} FROM tenants WHERE id = $1`, [id]);
+export async function findTenant(db: Queryable, scope: Scope): Promise<TenantRecord | undefined> {
+  const { rows } = await db.query<TenantRecord>(`SELECT ${COLUMNS} FROM tenants WHERE id = $1`, [scope.tenantId]);
   return rows[0];
 }
 
 /** Locks the tenant row for the rest of the transaction: serializes quota checks of one tenant. */
-export async function lockTenant(db: Queryable, id: string): Promise<TenantRecord | undefined> {
-  const { rows } = await db.query<TenantRecord>(`SELECT ${COLUMNS} FROM tenants WHERE id = $1 FOR UPDATE`, [id]);
+export async function lockTenant(db: Queryable, scope: Scope): Promise<TenantRecord | undefined> {
+  const { rows } = await db.query<TenantRecord>(`SELECT ${COLUMNS} FROM tenants WHERE id = $1 FOR UPDATE`, [scope.tenantId]);
   return rows[0];
 }
 
@@ -27,11 +28,11 @@ const JSON_COLUMNS = new Set(['translation_config', 'limit_overrides', 'billing_
 
 export async function updateTenant(
   db: Queryable,
-  id: string,
+  scope: Scope,
   patch: UpdateTenantInput,
 ): Promise<TenantRecord | undefined> {
   const sets: string[] = [];
-  const params: unknown[] = [id];
+  const params: unknown[] = [scope.tenantId];
   for (const [column, value] of Object.entries(patch)) {
     if (value === undefined) continue;
     params.push(JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value);

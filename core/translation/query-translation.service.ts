@@ -103,7 +103,7 @@ export class QueryTranslationService {
       ctx.tenantId,
       [...new Set([ctx.subTenantId, ...kbs.map((kb) => kb.sub_tenant_id)].filter((id): id is string => id !== null))],
     );
-    const user = ctx.userId ? await this.subTenants.userPreferences(ctx.tenantId, ctx.subTenantId, ctx.userId) : undefined;
+    const user = await this.subTenants.userPreferences(ctx);
     const layers = (kb: KnowledgeBaseRow | undefined): Array<[ConfigLevel, TranslationConfig | undefined]> => {
       const subTenantId = kb ? kb.sub_tenant_id : ctx.subTenantId;
       return [

@@ -1,3 +1,4 @@
+import { scopeOf } from '../shared/scope.js';
 import type { RequestContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { errors } from '../errors.js';
@@ -16,7 +17,7 @@ export class TranslationSettingsService {
   constructor(private readonly db: Database) {}
 
   async get(ctx: RequestContext): Promise<{ translation_config: TranslationConfig }> {
-    const tenant = await findTenant(this.db, ctx.tenantId);
+    const tenant = await findTenant(this.db, scopeOf(ctx));
     if (!tenant) throw errors.notFound('tenant');
     return { translation_config: tenant.translation_config };
   }
@@ -24,7 +25,7 @@ export class TranslationSettingsService {
   /** Replaces the tenant's translation config as a whole (fields left out are unset; {} clears it). */
   async update(ctx: RequestContext, input: { translation_config: TranslationConfig }): Promise<{ translation_config: TranslationConfig }> {
     assertTranslationConfigAllowed(ctx.tenant.plan, input.translation_config);
-    const tenant = await updateTenant(this.db, ctx.tenantId, { translation_config: input.translation_config });
+    const tenant = await updateTenant(this.db, scopeOf(ctx), { translation_config: input.translation_config });
     if (!tenant) throw errors.notFound('tenant');
     return { translation_config: tenant.translation_config };
   }

@@ -1,4 +1,5 @@
 import type { Queryable, SqlParam } from '../db/database.js';
+import type { Scope } from '../shared/scope.js';
 
 /** The row of query_counters that counts the tenant as a whole. */
 export const WHOLE_TENANT = '00000000-0000-0000-0000-000000000000';
@@ -8,34 +9,32 @@ export const WHOLE_TENANT = '00000000-0000-0000-0000-000000000000';
  * count (the query's ordinal in the period), or undefined when the cap was already reached. One
  * atomic upsert: concurrent queries get distinct ordinals and can never pass the cap together.
  */
-export async function countQuery(
-  db: Queryable,
-  params: { tenantId: string; subTenantId?: string | null; periodStart: Date; cap: number | null },
-): Promise<number | undefined> {
+export async function countQuery(db: Queryable, scope: Scope, params: { periodStart: Date; cap: number | null }): Promise<number | undefined> {
   const { rows } = await db.query<{ queries: number }>(
     `INSERT INTO query_counters AS c (tenant_id, sub_tenant_id, period_start, queries)
      SELECT $1, $2, $3, 1 WHERE $4::bigint IS NULL OR $4::bigint > 0
      ON CONFLICT (tenant_id, sub_tenant_id, period_start)
      DO UPDATE SET queries = c.queries + 1 WHERE $4::bigint IS NULL OR c.queries < $4::bigint
      RETURNING queries`,
-    [params.tenantId, params.subTenantId ?? WHOLE_TENANT, params.periodStart, params.cap],
+    [scope.tenantId, scope.subTenantId ?? WHOLE_TENANT, params.periodStart, params.cap],
   );
   return rows[0] ? Number(rows[0].queries) : undefined;
 }
 
 /** Gives back a counted query whose search then failed. */
-export async function uncountQuery(db: Queryable, params: { tenantId: string; subTenantId?: string | null; periodStart: Date }): Promise<void> {
+export async function uncountQuery(db: Queryable, scope: Scope, periodStart: Date): Promise<void> {
   await db.query(
     `UPDATE query_counters SET queries = GREATEST(queries - 1, 0)
      WHERE tenant_id = $1 AND sub_tenant_id = $2 AND period_start = $3`,
-    [params.tenantId, params.subTenantId ?? WHOLE_TENANT, params.periodStart],
+    [scope.tenantId, scope.subTenantId ?? WHOLE_TENANT, periodStart],
   );
 }
 
-export async function queriesInPeriod(db: Queryable, tenantId: string, subTenantId: string | null, periodStart: Date): Promise<number> {
+/** Queries counted in a period: the whole tenant's, or with a sub-tenant in the scope, that sub-tenant's. */
+export async function queriesInPeriod(db: Queryable, scope: Scope, periodStart: Date): Promise<number> {
   const { rows } = await db.query<{ queries: number }>(
     'SELECT queries FROM query_counters WHERE tenant_id = $1 AND sub_tenant_id = $2 AND period_start = $3',
-    [tenantId, subTenantId ?? WHOLE_TENANT, periodStart],
+    [scope.tenantId, scope.subTenantId ?? WHOLE_TENANT, periodStart],
   );
   return rows[0] ? Number(rows[0].queries) : 0;
 }
@@ -112,7 +111,7 @@ export interface LedgerTotals {
 }
 
 /** Ledger totals of a tenant since `from`. Requests are billable calls: queries, translations, add-on jobs. */
-export async function ledgerTotals(db: Queryable, tenantId: string, from: Date): Promise<LedgerTotals> {
+export async function ledgerTotals(db: Queryable, scope: Scope, from: Date): Promise<LedgerTotals> {
   const { rows } = await db.query<{ requests: number; input: number; output: number; cost: number; chunks: number }>(
     `SELECT COALESCE(sum(quantity) FILTER (WHERE event_type IN ('query', 'translation', 'transcription', 'report_generation')), 0)::bigint AS requests,
             COALESCE(sum(input_tokens), 0)::bigint AS input,
@@ -120,7 +119,7 @@ export async function ledgerTotals(db: Queryable, tenantId: string, from: Date):
             COALESCE(sum(cost_microcents), 0)::bigint AS cost,
             COALESCE(sum(quantity) FILTER (WHERE event_type = 'ingestion'), 0)::bigint AS chunks
      FROM usage_events WHERE tenant_id = $1 AND occurred_at >= $2`,
-    [tenantId, from],
+    [scope.tenantId, from],
   );
   const r = rows[0]!;
   return {
@@ -135,13 +134,13 @@ export async function ledgerTotals(db: Queryable, tenantId: string, from: Date):
 /** Monthly ledger history of a tenant (for the account export). */
 export async function monthlyHistory(
   db: Queryable,
-  tenantId: string,
+  scope: Scope,
 ): Promise<Array<{ month: string; event_type: string; quantity: number; cost_microcents: number }>> {
   const { rows } = await db.query<{ month: string; event_type: string; quantity: number; cost_microcents: number }>(
     `SELECT to_char(date_trunc('month', occurred_at AT TIME ZONE 'UTC'), 'YYYY-MM') AS month, event_type,
             sum(quantity)::bigint AS quantity, sum(cost_microcents)::bigint AS cost_microcents
      FROM usage_events WHERE tenant_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
-    [tenantId],
+    [scope.tenantId],
   );
   return rows.map((r) => ({ ...r, quantity: Number(r.quantity), cost_microcents: Number(r.cost_microcents) }));
 }

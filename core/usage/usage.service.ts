@@ -1,4 +1,4 @@
-import type { BillingService } from '../billing/billing.service.js';
+import type { BillingPeriodService } from '../billing/billing-period.service.js';
 import type { Clock } from '../clock.js';
 import type { RequestContext } from '../context.js';
 import type { Database, Queryable } from '../db/database.js';
@@ -6,7 +6,8 @@ import { storageUsage } from '../documents/document.repository.js';
 import { errors } from '../errors.js';
 import { countKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
 import { PLANS, type PlanId, limitsFor } from '../plans.js';
-import { subTenantLimits } from '../sub-tenants/sub-tenant-limits.js';
+import type { QuotaService } from '../quotas/quota.service.js';
+import { type Scope, scopeOf } from '../shared/scope.js';
 import { recordActiveUser } from '../sub-tenants/sub-tenant.repository.js';
 import { countQuery, insertUsageEvent, insertUsageEvents, queriesInPeriod, uncountQuery } from './usage.repository.js';
 
@@ -56,7 +57,8 @@ export interface QueryReservation {
 export class UsageService {
   constructor(
     private readonly db: Database,
-    private readonly billing: BillingService,
+    private readonly periods: BillingPeriodService,
+    private readonly quotas: QuotaService,
     private readonly clock: Clock,
   ) {}
 
@@ -69,34 +71,33 @@ export class UsageService {
     if (ctx.tenant.status === 'suspended') {
       throw errors.paymentRequired('payment_required', 'The account is suspended; contact support to restore it.');
     }
-    const state = await this.billing.current(ctx.tenantId);
+    const scope = scopeOf(ctx);
+    const tenant: Scope = { tenantId: ctx.tenantId, subTenantId: null };
+    const state = await this.periods.current(tenant);
     const plan = PLANS[state.plan];
-    const counter = { tenantId: ctx.tenantId, periodStart: state.period_start };
+    const periodStart = state.period_start;
     const sub = ctx.subTenant;
-    const subCounter = sub && { ...counter, subTenantId: sub.id };
     // A sub-tenant's included queries are a hard budget the parent sets for it.
-    if (subCounter && (await countQuery(this.db, { ...subCounter, cap: sub.includedQueriesPerPeriod })) === undefined) {
+    if (sub && (await countQuery(this.db, scope, { periodStart, cap: sub.includedQueriesPerPeriod })) === undefined) {
       throw errors.paymentRequired('quota_exhausted', `The sub-tenant's ${sub.includedQueriesPerPeriod} queries for this period are used up.`, {
         limit: sub.includedQueriesPerPeriod,
-        period_end: state.period_end.toISOString(),
+        period_end: state.period_end,
         scope: 'sub_tenant',
       });
     }
-    const ordinal = await countQuery(this.db, { ...counter, cap: plan.hardQueryCap ? state.period_included_queries : null });
+    const ordinal = await countQuery(this.db, tenant, { periodStart, cap: plan.hardQueryCap ? state.period_included_queries : null });
     if (ordinal === undefined) {
-      if (subCounter) await uncountQuery(this.db, subCounter);
+      if (sub) await uncountQuery(this.db, scope, periodStart);
       throw errors.paymentRequired(
         'quota_exhausted',
         `The ${state.plan} plan's ${state.period_included_queries} queries for this period are used up.`,
-        { limit: state.period_included_queries, period_end: state.period_end.toISOString() },
+        { limit: state.period_included_queries, period_end: state.period_end },
       );
     }
     const overage = plan.overagePerQueryMicrocents !== null && ordinal > state.period_included_queries;
     return {
       commit: async (tokens) => {
-        if (ctx.userId) {
-          await recordActiveUser(this.db, { tenantId: ctx.tenantId, subTenantId: ctx.subTenantId, userId: ctx.userId, at: this.clock.now() });
-        }
+        if (ctx.userId) await recordActiveUser(this.db, scope, ctx.userId, this.clock.now());
         await insertUsageEvent(this.db, {
           tenantId: ctx.tenantId,
           subTenantId: ctx.subTenantId,
@@ -110,8 +111,8 @@ export class UsageService {
         });
       },
       release: async () => {
-        await uncountQuery(this.db, counter);
-        if (subCounter) await uncountQuery(this.db, subCounter);
+        await uncountQuery(this.db, tenant, periodStart);
+        if (sub) await uncountQuery(this.db, scope, periodStart);
       },
     };
   }
@@ -137,19 +138,17 @@ export class UsageService {
    * plan's limits; for a sub-tenant's key, that sub-tenant against its own limits where it has
    * them and the parent's otherwise.
    */
-  async usage(ctx: Pick<RequestContext, 'tenantId' | 'subTenantId'>): Promise<UsageView> {
-    const { tenantId, subTenantId } = ctx;
-    const state = await this.billing.current(tenantId);
+  async usage(scope: Scope): Promise<UsageView> {
+    const state = await this.periods.current(scope);
     const limits = limitsFor(state.plan, state.limit_overrides);
-    const sub = subTenantId ? await subTenantLimits(this.db, tenantId, subTenantId) : undefined;
-    const scope = { tenantId, subTenantId };
+    const sub = scope.subTenantId ? await this.quotas.subTenantLimits(this.db, scope, scope.subTenantId) : undefined;
     const stored = await storageUsage(this.db, scope);
     return {
       chunks: quota(stored.chunks, sub?.max_total_chunks ?? limits.maxChunks),
       documents: quota(stored.documents, sub?.max_documents ?? limits.maxDocuments),
       storage_bytes: quota(stored.storageBytes, sub?.storage_quota_bytes ?? limits.storageBytes),
       queries_this_period: quota(
-        await queriesInPeriod(this.db, tenantId, subTenantId, state.period_start),
+        await queriesInPeriod(this.db, scope, state.period_start),
         sub?.included_queries_per_period ?? state.period_included_queries,
       ),
       knowledge_bases: { used: await countKnowledgeBases(this.db, scope), limit: sub?.max_knowledge_bases ?? limits.maxKnowledgeBases },

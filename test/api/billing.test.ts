@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { addMonths } from '../../core/billing/billing-period.js';
+import { tenantScope } from '../../core/shared/scope.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createKey, createTenant, startTestApp, waitForJob } from '../support/app.js';
 import { TestClock } from '../support/clock.js';
 import { testDatabases } from '../support/databases.js';
@@ -160,12 +161,12 @@ for (const database of testDatabases()) {
       await app.db.query(`UPDATE jobs SET run_at = now() WHERE tenant_id = $1 AND job_type = 'billing_period'`, [t.id]);
       await Promise.all([
         app.runtime.engine.drain(),
-        app.services.billing.runDueTransitions(),
-        app.services.billing.rollover(t.id),
+        app.services.billingPeriods.runDueTransitions(),
+        app.services.billingPeriods.rollover(tenantScope(t.id)),
         t.api('GET', '/v1/usage'),
         t.api('POST', '/v1/query', { query: 'x' }),
       ]);
-      await app.services.billing.runDueTransitions();
+      await app.services.billingPeriods.runDueTransitions();
       const after = await state(t.id);
       assert.equal(after.plan, 'standard');
       assert.equal(after.period_start.toISOString(), before.period_end.toISOString());
@@ -217,12 +218,12 @@ for (const database of testDatabases()) {
       assert.equal(none.body.error, 'no_pending_cancellation');
       // Retracted: the period end leaves the plan as it is.
       clock.set(new Date(before.period_end.getTime() + 1));
-      await app.services.billing.runDueTransitions();
+      await app.services.billingPeriods.runDueTransitions();
       assert.equal((await state(t.id)).plan, 'standard');
       // Cancelled: the next period end moves it to Free.
       await t.api('POST', '/v1/billing/cancel');
       clock.set(new Date((await state(t.id)).period_end.getTime() + 1));
-      await app.services.billing.runDueTransitions();
+      await app.services.billingPeriods.runDueTransitions();
       const after = await state(t.id);
       assert.equal(after.plan, 'free');
       assert.equal(after.period_included_queries, 1000);
@@ -245,7 +246,7 @@ for (const database of testDatabases()) {
       const res = await t.api('POST', '/v1/billing/interval', { billing_interval: 'annual' });
       assert.deepEqual(res.body, { status: 'scheduled', billing_interval: 'annual', effective_at: before.period_end.toISOString() });
       clock.set(new Date(before.period_end.getTime() + 1));
-      await app.services.billing.runDueTransitions();
+      await app.services.billingPeriods.runDueTransitions();
       const annual = await state(t.id);
       assert.equal(annual.billing_interval, 'annual');
       assert.equal(annual.period_end.toISOString(), addMonths(before.period_end, 12).toISOString());
@@ -256,12 +257,12 @@ for (const database of testDatabases()) {
       assert.equal(renewed.body.status, 'renewed');
       assert.equal(renewed.body.renewed_until, addMonths(annual.period_end, 12).toISOString());
       clock.set(new Date(annual.period_end.getTime() + 1));
-      await app.services.billing.runDueTransitions();
+      await app.services.billingPeriods.runDueTransitions();
       const second = await state(t.id);
       assert.equal(second.billing_interval, 'annual', 'a renewed annual plan stays annual');
       // Not renewed again: at the end of the second year it returns to monthly billing.
       clock.set(new Date(second.period_end.getTime() + 1));
-      await app.services.billing.runDueTransitions();
+      await app.services.billingPeriods.runDueTransitions();
       assert.equal((await state(t.id)).billing_interval, 'monthly');
     });
 

@@ -419,10 +419,11 @@ for (const database of testDatabases()) {
       const res = await t.api('PATCH', `/v1/sub-tenants/${s.id}/users/user-42/preferences`, { translation_config: config });
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, { sub_tenant_id: s.id, user_id: 'user-42', translation_config: config });
-      assert.deepEqual(await app.services.subTenants.userPreferences(t.id, s.id, 'user-42'), config);
+      const preferencesOf = (userId: string) => app.services.subTenants.userPreferences({ tenantId: t.id, subTenantId: s.id, userId });
+      assert.deepEqual(await preferencesOf('user-42'), config);
       const update = { query_translation: 'never' };
       await t.api('PATCH', `/v1/sub-tenants/${s.id}/users/user-42/preferences`, { translation_config: update });
-      assert.deepEqual(await app.services.subTenants.userPreferences(t.id, s.id, 'user-42'), update);
+      assert.deepEqual(await preferencesOf('user-42'), update);
       assert.equal((await t.api('PATCH', `/v1/sub-tenants/${s.id}/users/u/preferences`, { translation_config: { preferred_language: 'pl' } })).status, 422);
       assert.equal((await t.api('PATCH', `/v1/sub-tenants/${s.id}/users/${'u'.repeat(257)}/preferences`, { translation_config: {} })).status, 422);
       assert.equal((await t.api('PATCH', '/v1/sub-tenants/00000000-0000-4000-8000-000000000000/users/u/preferences', { translation_config: {} })).status, 404);

@@ -1,3 +1,4 @@
+import { tenantScope } from '../../core/shared/scope.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -42,9 +43,7 @@ async function document(
   kb: { id: string; tenantId: string; subTenantId: string | null },
   size: { contentBytes: number; fileBytes?: number; chunks: number },
 ): Promise<string> {
-  const { id } = await insertDocument(db, {
-    tenantId: kb.tenantId,
-    subTenantId: kb.subTenantId,
+  const { id } = await insertDocument(db, { tenantId: kb.tenantId, subTenantId: kb.subTenantId }, {
     knowledgeBaseId: kb.id,
     title: 'doc',
     content: 'x'.repeat(size.contentBytes),
@@ -165,12 +164,12 @@ for (const database of testDatabases()) {
       await db.query('DELETE FROM knowledge_bases WHERE id = $1', [kbA2.id]);
       await check('a knowledge base deletion');
 
-      await db.transaction(async (tx) => assert.ok(await deleteSubTenant(tx, a, s2)));
+      await db.transaction(async (tx) => assert.ok(await deleteSubTenant(tx, tenantScope(a), s2)));
       await check('a sub-tenant deletion');
       const { rows: left } = await db.query('SELECT 1 FROM storage_usage WHERE sub_tenant_id = $1', [s2]);
       assert.equal(left.length, 0, "the deleted sub-tenant's counter row is gone");
 
-      await db.transaction((tx) => deleteTenant(tx, a));
+      await db.transaction((tx) => deleteTenant(tx, tenantScope(a)));
       const { rows: gone } = await db.query('SELECT 1 FROM storage_usage WHERE tenant_id = $1', [a]);
       assert.equal(gone.length, 0, "the deleted tenant's counter rows are gone");
       await check('a tenant deletion');

@@ -167,7 +167,8 @@ export async function storeDocument(
   tenantId: string,
   doc: { knowledge_base_id: string; title: string; content: string; tags?: Record<string, string> },
 ): Promise<{ job_id: string; document_id: string }> {
-  return app.services.documents.ingest({ tenantId, subTenantId: null }, doc);
+  const { jobId, documentId } = await app.services.documents.ingest({ tenantId, subTenantId: null }, doc);
+  return { job_id: jobId, document_id: documentId };
 }
 
 /** Ingests a text document and waits until it is indexed. */
