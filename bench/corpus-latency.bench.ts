@@ -31,7 +31,7 @@
  * `--data-dir` keeps the database there, and a later run with the same directory reuses it (no
  * second load). npm run bench -- corpus-latency --chunks=20000 passes `--name=value` forms.
  */
-import { tenantScope } from '../core/shared/scope.js';
+import { scopeOf, tenantScope } from '../core/shared/scope.js';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -188,7 +188,7 @@ async function loadCorpus(
     await db.exec(`SET maintenance_work_mem = '512MB'; ${PLATFORM_INDEX}; RESET maintenance_work_mem`);
     console.log(`  HNSW index built over ${options.chunks} chunks in ${((performance.now() - t) / 1000).toFixed(0)} s`);
   }
-  const corpus = await services.corpora.get(SLUG);
+  const { corpus } = await services.corpora.get(SLUG);
   if (corpus.chunk_count !== options.chunks) throw new Error(`the corpus holds ${corpus.chunk_count} chunks, not ${options.chunks}`);
 }
 
@@ -243,7 +243,7 @@ async function main(): Promise<void> {
     }
 
     const ctx = await context();
-    const corpus = (await corporaOfTenant(db, ctx.tenantId, ctx.tenant.plan)).find((c) => c.slug === SLUG)!;
+    const corpus = (await corporaOfTenant(db, scopeOf(ctx), ctx.tenant.plan)).find((c) => c.slug === SLUG)!;
     const filteredShare = Number(
       (await db.query<{ s: number }>(`SELECT avg((metadata ->> 'region' = $1)::int)::float8 AS s FROM platform_chunks`, [FILTER.region])).rows[0]!.s,
     );

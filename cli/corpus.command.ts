@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Runtime } from '../runtime/runtime.js';
+import { presentCorpus, presentCorpusJob, presentCorpusLoad } from '../core/corpora/corpus.presenter.js';
 import {
   type CorpusJobView,
   type CorpusRecordInput,
@@ -62,18 +63,18 @@ export function httpCorpusAdmin(call: Call): CorpusAdmin {
 export function directCorpusAdmin(runtime: Pick<Runtime, 'services' | 'engine'>): CorpusAdmin {
   const { corpora } = runtime.services;
   return {
-    create: (body) => corpora.create(createCorpusSchema.parse(body)),
-    list: () => corpora.list(),
-    get: (slug) => corpora.get(slug),
-    update: (slug, body) => corpora.update(slug, updateCorpusSchema.parse(body)),
+    create: async (body) => presentCorpus(await corpora.create(createCorpusSchema.parse(body))),
+    list: async () => ({ corpora: (await corpora.list()).map(presentCorpus) }),
+    get: async (slug) => presentCorpus(await corpora.get(slug)),
+    update: async (slug, body) => presentCorpus(await corpora.update(slug, updateCorpusSchema.parse(body))),
     delete: (slug) => corpora.delete(slug),
-    load: (slug, records) => corpora.loadRecords(slug, loadRecordsSchema.parse({ records })),
-    jobs: (slug) => corpora.jobs(slug),
+    load: async (slug, records) => presentCorpusLoad(await corpora.loadRecords(slug, loadRecordsSchema.parse({ records }))),
+    jobs: async (slug) => ({ jobs: (await corpora.jobs(slug)).map(presentCorpusJob) }),
     wait: async (slug, jobIds) => {
       for (;;) {
         // Jobs whose retry is not yet due are not claimed: wait for them, then run them.
         await runtime.engine.drain(['corpus_ingestion']);
-        const jobs = await Promise.all(jobIds.map((id) => corpora.job(slug, id)));
+        const jobs = await Promise.all(jobIds.map(async (id) => presentCorpusJob(await corpora.job(slug, id))));
         if (jobs.every(done)) return jobs;
         await sleep(500);
       }

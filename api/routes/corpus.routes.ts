@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { presentCorpus, presentCorpusJob, presentCorpusLoad, presentCorpusRecord, presentTenantCorpus } from '../../core/corpora/corpus.presenter.js';
 import type { CorpusService } from '../../core/corpora/corpus.service.js';
 import { corpusSchema, createCorpusSchema, loadRecordsSchema, updateCorpusSchema } from '../../core/corpora/corpus.schema.js';
 import { MAX_ACCEPTED_BY_CHARS } from '../../core/dpa/dpa.service.js';
@@ -23,7 +24,7 @@ export function corpusRoutes(corpora: CorpusService): RouteSpec[] {
       status: 200,
       response: { description: 'Corpora, by slug', schema: z.object({ corpora: z.array(corpusSchema) }) },
       errors: [401],
-      handler: ({ ctx }) => corpora.listForTenant(ctx),
+      handler: async ({ ctx }) => ({ corpora: (await corpora.listForTenant(ctx)).map(presentTenantCorpus) }),
     }),
     route({
       method: 'post',
@@ -61,7 +62,7 @@ export function corpusInternalRoutes(corpora: CorpusService): RouteSpec[] {
       summary: 'Create a platform corpus',
       body: createCorpusSchema,
       status: 201,
-      handler: ({ body }) => corpora.create(body),
+      handler: async ({ body }) => presentCorpus(await corpora.create(body)),
     }),
     route({
       ...common,
@@ -70,7 +71,7 @@ export function corpusInternalRoutes(corpora: CorpusService): RouteSpec[] {
       operationId: 'internalListCorpora',
       summary: 'List the platform corpora',
       status: 200,
-      handler: () => corpora.list(),
+      handler: async () => ({ corpora: (await corpora.list()).map(presentCorpus) }),
     }),
     route({
       ...common,
@@ -80,7 +81,7 @@ export function corpusInternalRoutes(corpora: CorpusService): RouteSpec[] {
       summary: 'Get a platform corpus',
       params: slugParams,
       status: 200,
-      handler: ({ params }) => corpora.get(params.slug),
+      handler: async ({ params }) => presentCorpus(await corpora.get(params.slug)),
     }),
     route({
       ...common,
@@ -91,7 +92,7 @@ export function corpusInternalRoutes(corpora: CorpusService): RouteSpec[] {
       params: slugParams,
       body: updateCorpusSchema,
       status: 200,
-      handler: ({ params, body }) => corpora.update(params.slug, body),
+      handler: async ({ params, body }) => presentCorpus(await corpora.update(params.slug, body)),
     }),
     route({
       ...common,
@@ -114,7 +115,7 @@ export function corpusInternalRoutes(corpora: CorpusService): RouteSpec[] {
       params: slugParams,
       body: loadRecordsSchema,
       status: 202,
-      handler: ({ params, body }) => corpora.loadRecords(params.slug, body),
+      handler: async ({ params, body }) => presentCorpusLoad(await corpora.loadRecords(params.slug, body)),
     }),
     route({
       ...common,
@@ -124,7 +125,7 @@ export function corpusInternalRoutes(corpora: CorpusService): RouteSpec[] {
       summary: "A record's indexing status and metadata",
       params: recordParams,
       status: 200,
-      handler: ({ params }) => corpora.getRecord(params.slug, params.source_record_id),
+      handler: async ({ params }) => presentCorpusRecord(await corpora.getRecord(params.slug, params.source_record_id)),
     }),
     route({
       ...common,
@@ -146,7 +147,7 @@ export function corpusInternalRoutes(corpora: CorpusService): RouteSpec[] {
       summary: "A corpus's ingestion jobs, newest first",
       params: slugParams,
       status: 200,
-      handler: ({ params }) => corpora.jobs(params.slug),
+      handler: async ({ params }) => ({ jobs: (await corpora.jobs(params.slug)).map(presentCorpusJob) }),
     }),
     route({
       ...common,
@@ -156,7 +157,7 @@ export function corpusInternalRoutes(corpora: CorpusService): RouteSpec[] {
       summary: 'One ingestion job of a corpus',
       params: z.object({ slug: z.string(), job_id: uuidParam }),
       status: 200,
-      handler: ({ params }) => corpora.job(params.slug, params.job_id),
+      handler: async ({ params }) => presentCorpusJob(await corpora.job(params.slug, params.job_id)),
     }),
   ];
 }

@@ -89,7 +89,7 @@ export function oauthClientInternalRoutes(oauthClients: OAuthClientService): Rou
       summary: "List a tenant's active OAuth applications",
       params: tenantParams,
       status: 200,
-      handler: ({ params }) => oauthClients.list(params.id),
+      handler: ({ params }) => oauthClients.list(tenantScope(params.id)),
     }),
     route({
       ...common,

@@ -270,13 +270,13 @@ export interface TenantCorpusRow {
   accepted: boolean;
 }
 
-export async function corporaOfTenant(db: Queryable, tenantId: string, plan: PlanId): Promise<TenantCorpusRow[]> {
+export async function corporaOfTenant(db: Queryable, scope: Scope, plan: PlanId): Promise<TenantCorpusRow[]> {
   const { rows } = await db.query<TenantCorpusRow>(
     `SELECT c.id, c.slug, c.name, c.license_info, c.requires_dua, c.dimensions, c.chunk_count,
             $2 = ANY(c.plans) AS accessible,
             EXISTS (SELECT 1 FROM corpus_dua_acceptances a WHERE a.tenant_id = $1 AND a.corpus_id = c.id) AS accepted
      FROM corpora c ORDER BY c.slug`,
-    [tenantId, plan],
+    [scope.tenantId, plan],
   );
   return rows;
 }
@@ -284,12 +284,13 @@ export async function corporaOfTenant(db: Queryable, tenantId: string, plan: Pla
 /** Records a tenant's acceptance; the first one stands (accepting again changes nothing). */
 export async function insertDuaAcceptance(
   db: Queryable,
-  acceptance: { tenantId: string; corpusId: string; acceptedBy: string | null; apiKeyId: string | null },
+  scope: Scope,
+  acceptance: { corpusId: string; acceptedBy: string | null; apiKeyId: string | null },
 ): Promise<void> {
   await db.query(
     `INSERT INTO corpus_dua_acceptances (tenant_id, corpus_id, accepted_by, api_key_id) VALUES ($1, $2, $3, $4)
      ON CONFLICT (tenant_id, corpus_id) DO NOTHING`,
-    [acceptance.tenantId, acceptance.corpusId, acceptance.acceptedBy, acceptance.apiKeyId],
+    [scope.tenantId, acceptance.corpusId, acceptance.acceptedBy, acceptance.apiKeyId],
   );
 }
 

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../context.js';
 import type { Database } from '../db/database.js';
+import { scopeOf } from '../shared/scope.js';
 import { errors } from '../errors.js';
 import { type ChunkingOptions, chunkText } from '../ingestion/chunker.js';
 import type { JobRow } from '../jobs/job.repository.js';
@@ -8,7 +9,9 @@ import type { WorkflowEngine } from '../ports/workflow-engine.js';
 import { isUuid } from '../shared/ids.js';
 import { corpusNotAvailableOnPlan } from './corpus-access.js';
 import {
+  type CorpusRecordRow,
   type CorpusRow,
+  type TenantCorpusRow,
   corporaOfTenant,
   corpusJobs,
   deleteCorpus,
@@ -24,30 +27,22 @@ import {
   upsertRecords,
 } from './corpus.repository.js';
 import {
-  type CorpusAdminView,
-  type CorpusJobView,
-  type CorpusRecordView,
-  type CorpusView,
   type CreateCorpusInput,
   type LoadRecordsInput,
   type UpdateCorpusInput,
   corpusSlugSchema,
 } from './corpus.schema.js';
 
-export function presentCorpusJob(job: JobRow, slug: string): CorpusJobView {
-  return {
-    id: job.id,
-    job_type: 'corpus_ingestion',
-    corpus: slug,
-    status: job.status,
-    error: job.error,
-    records: Number(job.payload.records ?? 0),
-    total_chunks: job.total_chunks,
-    processed_chunks: job.processed_chunks,
-    attempts: job.attempts,
-    created_at: job.created_at.toISOString(),
-    completed_at: job.completed_at?.toISOString() ?? null,
-  };
+/** A corpus with how many of its records are pending, ready and failed. */
+export interface CorpusWithRecords {
+  corpus: CorpusRow;
+  records: { pending: number; ready: number; failed: number };
+}
+
+/** A corpus_ingestion job with the slug of its corpus. */
+export interface CorpusJob {
+  job: JobRow;
+  slug: string;
 }
 
 /**
@@ -63,20 +58,8 @@ export class CorpusService {
     private readonly options: { chunking: ChunkingOptions },
   ) {}
 
-  private async present(c: CorpusRow): Promise<CorpusAdminView> {
-    return {
-      id: c.id,
-      slug: c.slug,
-      name: c.name,
-      license_info: c.license_info,
-      requires_dua: c.requires_dua,
-      plans: c.plans,
-      dimensions: c.dimensions,
-      records: await recordCounts(this.db, c.id),
-      chunk_count: c.chunk_count,
-      created_at: c.created_at.toISOString(),
-      updated_at: c.updated_at.toISOString(),
-    };
+  private async withRecords(corpus: CorpusRow): Promise<CorpusWithRecords> {
+    return { corpus, records: await recordCounts(this.db, corpus.id) };
   }
 
   /** The corpus of a slug; anything that is not a corpus's slug is 404. */
@@ -86,29 +69,29 @@ export class CorpusService {
     return corpus;
   }
 
-  async create(input: CreateCorpusInput): Promise<CorpusAdminView> {
+  async create(input: CreateCorpusInput): Promise<CorpusWithRecords> {
     // The vector index for the dimension exists before the first chunk arrives.
     await this.vectors.ensureDimensions(input.dimensions, 'corpus');
     const corpus = await insertCorpus(this.db, input);
     if (!corpus) throw errors.conflict('corpus_exists', `A corpus with the slug ${input.slug} exists.`);
-    return this.present(corpus);
+    return this.withRecords(corpus);
   }
 
-  async list(): Promise<{ corpora: CorpusAdminView[] }> {
+  async list(): Promise<CorpusWithRecords[]> {
     const corpora = await listCorpora(this.db);
-    return { corpora: await Promise.all(corpora.map((c) => this.present(c))) };
+    return Promise.all(corpora.map((c) => this.withRecords(c)));
   }
 
-  async get(slug: string): Promise<CorpusAdminView> {
-    return this.present(await this.find(slug));
+  async get(slug: string): Promise<CorpusWithRecords> {
+    return this.withRecords(await this.find(slug));
   }
 
   /** Changes apply to the next query: plans and `requires_dua` decide access at query time. */
-  async update(slug: string, patch: UpdateCorpusInput): Promise<CorpusAdminView> {
+  async update(slug: string, patch: UpdateCorpusInput): Promise<CorpusWithRecords> {
     await this.find(slug);
     const corpus = await updateCorpus(this.db, slug, patch);
     if (!corpus) throw errors.notFound('corpus');
-    return this.present(corpus);
+    return this.withRecords(corpus);
   }
 
   async delete(slug: string): Promise<void> {
@@ -122,7 +105,7 @@ export class CorpusService {
    * Stores records (a record with an existing `source_record_id` is replaced) and queues one
    * corpus_ingestion job for them, in one transaction. Records become searchable as the job indexes them.
    */
-  async loadRecords(slug: string, input: LoadRecordsInput): Promise<{ job_id: string; records: number; total_chunks: number }> {
+  async loadRecords(slug: string, input: LoadRecordsInput): Promise<{ jobId: string; records: number; totalChunks: number }> {
     const corpus = await this.find(slug);
     const records = input.records.map((r) => ({
       sourceRecordId: r.source_record_id,
@@ -143,23 +126,14 @@ export class CorpusService {
       return id!;
     });
     this.engine.notify();
-    return { job_id: jobId, records: records.length, total_chunks: totalChunks };
+    return { jobId, records: records.length, totalChunks };
   }
 
-  async getRecord(slug: string, sourceRecordId: string): Promise<CorpusRecordView> {
+  async getRecord(slug: string, sourceRecordId: string): Promise<CorpusRecordRow> {
     const corpus = await this.find(slug);
     const record = await findRecord(this.db, corpus.id, sourceRecordId);
     if (!record) throw errors.notFound('record');
-    return {
-      source_record_id: record.source_record_id,
-      status: record.status,
-      content_bytes: Number(record.content_bytes),
-      chunk_count: record.chunk_count,
-      metadata: record.metadata,
-      error: record.error,
-      created_at: record.created_at.toISOString(),
-      updated_at: record.updated_at.toISOString(),
-    };
+    return record;
   }
 
   /** Removes a record and its chunks from search at once (e.g. a takedown). */
@@ -169,31 +143,21 @@ export class CorpusService {
     await this.vectors.corpusRecordsRemoved(corpus.id, [sourceRecordId]);
   }
 
-  async jobs(slug: string): Promise<{ jobs: CorpusJobView[] }> {
+  async jobs(slug: string): Promise<CorpusJob[]> {
     const corpus = await this.find(slug);
-    return { jobs: (await corpusJobs(this.db, corpus.id)).map((j) => presentCorpusJob(j, corpus.slug)) };
+    return (await corpusJobs(this.db, corpus.id)).map((job) => ({ job, slug: corpus.slug }));
   }
 
-  async job(slug: string, jobId: string): Promise<CorpusJobView> {
+  async job(slug: string, jobId: string): Promise<CorpusJob> {
     const corpus = await this.find(slug);
     const job = isUuid(jobId) ? await findCorpusJob(this.db, corpus.id, jobId) : undefined;
     if (!job) throw errors.notFound('job');
-    return presentCorpusJob(job, corpus.slug);
+    return { job, slug: corpus.slug };
   }
 
   /** GET /v1/corpora: every corpus of the instance, with what it means for the caller's tenant. */
-  async listForTenant(ctx: RequestContext): Promise<{ corpora: CorpusView[] }> {
-    const corpora = await corporaOfTenant(this.db, ctx.tenantId, ctx.tenant.plan);
-    return {
-      corpora: corpora.map((c) => ({
-        slug: c.slug,
-        name: c.name,
-        license_info: c.license_info,
-        requires_dua: c.requires_dua,
-        accepted: c.accepted,
-        accessible: c.accessible,
-      })),
-    };
+  listForTenant(ctx: RequestContext): Promise<TenantCorpusRow[]> {
+    return corporaOfTenant(this.db, scopeOf(ctx), ctx.tenant.plan);
   }
 
   /**
@@ -202,12 +166,11 @@ export class CorpusService {
    */
   async acceptDua(ctx: RequestContext, slug: string, acceptedBy: string | null): Promise<{ status: 'ok' }> {
     const corpus = corpusSlugSchema.safeParse(slug).success
-      ? (await corporaOfTenant(this.db, ctx.tenantId, ctx.tenant.plan)).find((c) => c.slug === slug)
+      ? (await corporaOfTenant(this.db, scopeOf(ctx), ctx.tenant.plan)).find((c) => c.slug === slug)
       : undefined;
     if (!corpus) throw errors.notFound('corpus');
     if (!corpus.accessible) throw corpusNotAvailableOnPlan(slug, ctx.tenant.plan);
-    await insertDuaAcceptance(this.db, {
-      tenantId: ctx.tenantId,
+    await insertDuaAcceptance(this.db, scopeOf(ctx), {
       corpusId: corpus.id,
       acceptedBy,
       apiKeyId: ctx.principal.kind === 'api_key' ? ctx.principal.id : null,

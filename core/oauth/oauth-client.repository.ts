@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import type { Scope } from '../shared/scope.js';
 import type { LimitOverrides, PlanId } from '../plans.js';
 import type { OAuthScope } from './oauth.schema.js';
 
@@ -78,10 +79,10 @@ export async function touchOAuthClient(db: Queryable, id: string, at: Date): Pro
   );
 }
 
-export async function listOAuthClients(db: Queryable, tenantId: string): Promise<OAuthClientRow[]> {
+export async function listOAuthClients(db: Queryable, scope: Scope): Promise<OAuthClientRow[]> {
   const { rows } = await db.query<OAuthClientRow>(
     `SELECT ${COLUMNS} FROM oauth_clients c WHERE c.tenant_id = $1 AND c.revoked_at IS NULL ORDER BY c.created_at, c.id`,
-    [tenantId],
+    [scope.tenantId],
   );
   return rows;
 }
@@ -92,14 +93,13 @@ export async function revokeOAuthClient(db: Queryable, id: string, at: Date): Pr
   return rowCount > 0;
 }
 
-export async function tenantExists(db: Queryable, tenantId: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM tenants WHERE id = $1', [tenantId]);
-  return rows.length > 0;
-}
-
-export async function subTenantOfTenantExists(db: Queryable, tenantId: string, subTenantId: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM sub_tenants WHERE tenant_id = $1 AND id = $2', [tenantId, subTenantId]);
-  return rows.length > 0;
+/** Whether the scope's tenant, and its sub-tenant when it names one, exist. */
+export async function scopeExists(db: Queryable, scope: Scope): Promise<{ tenant: boolean; subTenant: boolean }> {
+  const { rows } = await db.query<{ sub_tenant: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM sub_tenants s WHERE s.tenant_id = t.id AND s.id = $2::uuid) AS sub_tenant FROM tenants t WHERE t.id = $1`,
+    [scope.tenantId, scope.subTenantId],
+  );
+  return { tenant: rows.length > 0, subTenant: rows[0]?.sub_tenant ?? false };
 }
 
 export interface InitialAccessTokenRow {
@@ -176,8 +176,7 @@ export async function findClientPrincipal(
  */
 export async function findTenantPrincipal(
   db: Queryable,
-  tenantId: string,
-  subTenantId: string | null,
+  claimed: Scope,
   jti: string,
 ): Promise<(TenantPrincipalRow & { token_revoked: boolean }) | undefined> {
   const { rows } = await db.query<TenantPrincipalRow & { token_revoked: boolean }>(
@@ -186,7 +185,7 @@ export async function findTenantPrincipal(
      FROM tenants t
      LEFT JOIN sub_tenants s ON s.id = $2::uuid AND s.tenant_id = t.id
      WHERE t.id = $1 AND ($2::uuid IS NULL OR s.id IS NOT NULL)`,
-    [tenantId, subTenantId, jti],
+    [claimed.tenantId, claimed.subTenantId, jti],
   );
   return rows[0];
 }

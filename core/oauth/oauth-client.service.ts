@@ -3,8 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { errors } from '../errors.js';
 import { isUuid } from '../shared/ids.js';
+import { presentOAuthClient } from './oauth-client.presenter.js';
+import type { Scope } from '../shared/scope.js';
 import {
-  type OAuthClientRow,
   findActiveClient,
   insertInitialAccessToken,
   insertOAuthClient,
@@ -12,8 +13,7 @@ import {
   lockUsableInitialAccessToken,
   markInitialAccessTokenUsed,
   revokeOAuthClient,
-  subTenantOfTenantExists,
-  tenantExists,
+  scopeExists,
 } from './oauth-client.repository.js';
 import {
   type CreateInitialAccessTokenInput,
@@ -45,19 +45,6 @@ export interface AuthenticatedClient {
   tenantId: string;
   subTenantId: string | null;
   scopes: OAuthScope[];
-}
-
-export function presentOAuthClient(row: OAuthClientRow): OAuthClientView {
-  return {
-    client_id: row.id,
-    tenant_id: row.tenant_id,
-    sub_tenant_id: row.sub_tenant_id,
-    name: row.name,
-    scopes: normalizeScopes(row.scopes),
-    registered_by: row.registered_by,
-    created_at: row.created_at.toISOString(),
-    last_used_at: row.last_used_at?.toISOString() ?? null,
-  };
 }
 
 /** RFC 7591 metadata that a client-credentials client can have; anything else is refused (§3.2.2). */
@@ -99,10 +86,11 @@ export class OAuthClientService {
   }
 
   /** Checks the owner of a new client or initial access token; 404 for an unknown tenant or sub-tenant. */
-  private async checkOwner(tenantId: string, subTenantId: string | null, scopes: OAuthScope[]): Promise<void> {
-    if (!(await tenantExists(this.db, tenantId))) throw errors.notFound('tenant');
-    if (subTenantId === null) return;
-    if (!(await subTenantOfTenantExists(this.db, tenantId, subTenantId))) throw errors.notFound('sub-tenant');
+  private async checkOwner(owner: Scope, scopes: OAuthScope[]): Promise<void> {
+    const exists = await scopeExists(this.db, owner);
+    if (!exists.tenant) throw errors.notFound('tenant');
+    if (owner.subTenantId === null) return;
+    if (!exists.subTenant) throw errors.notFound('sub-tenant');
     // Sub-tenant keys are read or write keys (spec §4); an application of a sub-tenant likewise.
     if (scopes.includes('mcp:admin')) {
       throw errors.invalid('body.scopes', "a sub-tenant's application may hold mcp:read and mcp:write, not mcp:admin");
@@ -112,7 +100,7 @@ export class OAuthClientService {
   /** POST /internal/v1/oauth-clients: the secret is in this answer only. */
   async register(input: CreateOAuthClientInput): Promise<OAuthClientView & { client_secret: string }> {
     const subTenantId = input.sub_tenant_id ?? null;
-    await this.checkOwner(input.tenant_id, subTenantId, input.scopes);
+    await this.checkOwner({ tenantId: input.tenant_id, subTenantId }, input.scopes);
     const secret = this.secret('cs');
     const row = await insertOAuthClient(this.db, {
       tenantId: input.tenant_id,
@@ -125,9 +113,9 @@ export class OAuthClientService {
     return { ...presentOAuthClient(row), client_secret: secret };
   }
 
-  async list(tenantId: string): Promise<OAuthClientView[]> {
-    if (!(await tenantExists(this.db, tenantId))) throw errors.notFound('tenant');
-    return (await listOAuthClients(this.db, tenantId)).map(presentOAuthClient);
+  async list(scope: Scope): Promise<OAuthClientView[]> {
+    if (!isUuid(scope.tenantId) || !(await scopeExists(this.db, scope)).tenant) throw errors.notFound('tenant');
+    return (await listOAuthClients(this.db, scope)).map(presentOAuthClient);
   }
 
   /** Revokes a client: it can no longer obtain tokens, and every token it holds stops working at once. */
@@ -141,7 +129,7 @@ export class OAuthClientService {
   async issueInitialAccessToken(input: CreateInitialAccessTokenInput) {
     const subTenantId = input.sub_tenant_id ?? null;
     const scopes = input.scopes ?? (subTenantId ? (['mcp:read', 'mcp:write'] as OAuthScope[]) : [...OAUTH_SCOPES]);
-    await this.checkOwner(input.tenant_id, subTenantId, scopes);
+    await this.checkOwner({ tenantId: input.tenant_id, subTenantId }, scopes);
     const token = this.secret('iat');
     const row = await insertInitialAccessToken(this.db, {
       tenantId: input.tenant_id,

@@ -177,7 +177,7 @@ export class TokenService {
         throw invalidToken('The OAuth client of this access token has been revoked.');
       }
     } else {
-      tenant = await findTenantPrincipal(this.db, claims.tenantId, claims.subTenantId, claims.tokenId);
+      tenant = await findTenantPrincipal(this.db, { tenantId: claims.tenantId, subTenantId: claims.subTenantId }, claims.tokenId);
       if (!tenant) throw invalidToken('The access token names an unknown tenant or sub-tenant.');
     }
     if (tenant.token_revoked) throw invalidToken('The access token has been revoked.');

@@ -213,7 +213,7 @@ export class SearchService {
    */
   private async corporaToSearch(ctx: RequestContext, requested: string[] | undefined): Promise<TenantCorpusRow[]> {
     if (requested?.length === 0) return [];
-    const all = await corporaOfTenant(this.db, ctx.tenantId, ctx.tenant.plan);
+    const all = await corporaOfTenant(this.db, scopeOf(ctx), ctx.tenant.plan);
     if (!requested) return all.filter((c) => isSearchable(c) && c.chunk_count > 0);
     const bySlug = new Map(all.map((c) => [c.slug, c]));
     const chosen = new Map<string, TenantCorpusRow>();

@@ -100,7 +100,7 @@ export class QueryTranslationService {
     const kbs = (await listKnowledgeBases(this.db, scope)).filter((kb) => !wanted || wanted.has(kb.id));
     const configs = await translationConfigs(
       this.db,
-      ctx.tenantId,
+      scope,
       [...new Set([ctx.subTenantId, ...kbs.map((kb) => kb.sub_tenant_id)].filter((id): id is string => id !== null))],
     );
     const user = await this.subTenants.userPreferences(ctx);
@@ -147,7 +147,7 @@ export class QueryTranslationService {
     search: Search,
   ): Promise<QueryResultItem[]> {
     const active = kbs.filter((kb) => kbConfig.get(kb.id)!.query_translation === 'auto');
-    const detected = await documentLanguages(this.db, ctx.tenantId, active.filter((kb) => !kbConfig.get(kb.id)!.preferred_language).map((kb) => kb.id));
+    const detected = await documentLanguages(this.db, scopeOf(ctx), active.filter((kb) => !kbConfig.get(kb.id)!.preferred_language).map((kb) => kb.id));
     const groups = new Map<Language, KnowledgeBaseRow[]>();
     for (const kb of active) {
       const preferred = kbConfig.get(kb.id)!.preferred_language;

@@ -33,14 +33,14 @@ export async function storeTranslations(db: Queryable, scope: Scope, entries: Ar
 }
 
 /** The languages of each knowledge base's indexed documents (as detected at ingestion). */
-export async function documentLanguages(db: Queryable, tenantId: string, knowledgeBaseIds: string[]): Promise<Map<string, Language[]>> {
+export async function documentLanguages(db: Queryable, scope: Scope, knowledgeBaseIds: string[]): Promise<Map<string, Language[]>> {
   const out = new Map<string, Language[]>();
   if (!knowledgeBaseIds.length) return out;
   const { rows } = await db.query<{ knowledge_base_id: string; language: Language }>(
     `SELECT DISTINCT knowledge_base_id, language FROM documents
      WHERE tenant_id = $1 AND knowledge_base_id = ANY($2::uuid[]) AND status = 'ready' AND language IS NOT NULL
      ORDER BY 1, 2`,
-    [tenantId, knowledgeBaseIds],
+    [scope.tenantId, knowledgeBaseIds],
   );
   for (const row of rows) out.set(row.knowledge_base_id, [...(out.get(row.knowledge_base_id) ?? []), row.language]);
   return out;
@@ -49,14 +49,14 @@ export async function documentLanguages(db: Queryable, tenantId: string, knowled
 /** The translation settings of a tenant and of some of its sub-tenants. */
 export async function translationConfigs(
   db: Queryable,
-  tenantId: string,
+  scope: Scope,
   subTenantIds: string[],
 ): Promise<{ tenant: TranslationConfig; subTenants: Map<string, TranslationConfig> }> {
   const { rows } = await db.query<{ id: string; translation_config: TranslationConfig; level: string }>(
     `SELECT id, translation_config, 'tenant' AS level FROM tenants WHERE id = $1
      UNION ALL
      SELECT id, translation_config, 'sub_tenant' FROM sub_tenants WHERE tenant_id = $1 AND id = ANY($2::uuid[])`,
-    [tenantId, subTenantIds],
+    [scope.tenantId, subTenantIds],
   );
   return {
     tenant: rows.find((r) => r.level === 'tenant')?.translation_config ?? {},
