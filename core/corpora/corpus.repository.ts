@@ -66,7 +66,8 @@ export async function deleteCorpus(db: Queryable, slug: string): Promise<string 
   const { rows } = await db.query<{ id: string }>('DELETE FROM corpora WHERE slug = $1 RETURNING id', [slug]);
   const id = rows[0]?.id;
   if (!id) return undefined;
-  // A job still running for it loses its lease at its next heartbeat and stops.
+  // A job still running for it loses its lease at its next heartbeat and stops. Corpus jobs belong
+  // to the instance, not to a tenant (tenant_id is null): unscoped.
   await db.query("DELETE FROM jobs WHERE job_type = 'corpus_ingestion' AND payload ->> 'corpus_id' = $1", [id]);
   return id;
 }
@@ -314,6 +315,7 @@ export async function duaAcceptancesOfTenant(db: Queryable, scope: Scope): Promi
 const JOB_COLUMNS = `id, tenant_id, sub_tenant_id, document_id, knowledge_base_id, job_type, status, payload, error,
   total_chunks, processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, completed_at`;
 
+/** A corpus's jobs (instance jobs, for the operator: unscoped). */
 export async function corpusJobs(db: Queryable, corpusId: string): Promise<JobRow[]> {
   const { rows } = await db.query<JobRow>(
     `SELECT ${JOB_COLUMNS} FROM jobs WHERE job_type = 'corpus_ingestion' AND payload ->> 'corpus_id' = $1
@@ -323,6 +325,7 @@ export async function corpusJobs(db: Queryable, corpusId: string): Promise<JobRo
   return rows;
 }
 
+/** One job of a corpus (an instance job, for the operator: unscoped). */
 export async function findCorpusJob(db: Queryable, corpusId: string, jobId: string): Promise<JobRow | undefined> {
   const { rows } = await db.query<JobRow>(
     `SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $2 AND job_type = 'corpus_ingestion' AND payload ->> 'corpus_id' = $1`,

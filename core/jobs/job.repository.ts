@@ -64,6 +64,9 @@ export async function insertJob(db: Queryable, job: NewJob): Promise<string | un
 }
 
 /**
+ * The engine's statements (claims, leases, completion) work on the queue of the whole instance,
+ * whose jobs carry their tenant in their rows: unscoped.
+ *
  * Claims the next runnable job for `owner`: a queued one whose time has come, or one whose
  * worker's lease expired (the worker died). SKIP LOCKED lets concurrent workers claim different jobs.
  */
@@ -72,7 +75,7 @@ export async function claimJob(db: Queryable, owner: string, leaseSeconds: numbe
 }
 
 /**
- * Claims the next runnable job, as `claimJob` does, and when it is the first attempt of a type
+ * Claims (from the instance's queue: unscoped) the next runnable job, as `claimJob` does, and when it is the first attempt of a type
  * that `batchSizes` lists, up to that many first attempts of its type in all (the due ones next
  * in line), leased together, in one statement. Retries and jobs whose lease expired are never
  * batched: a job that failed runs alone. Returns the jobs in queue order, the first one first.
@@ -113,7 +116,8 @@ export async function claimJobs(
 
 /**
  * Extends the leases of jobs this worker holds, recording progress when given; returns the ids
- * still held (a job another worker took over, or one no longer processing, is left out).
+ * still held (a job another worker took over, or one no longer processing, is left out). The
+ * worker's own jobs: unscoped.
  */
 export async function heartbeatJobs(
   db: Queryable,
@@ -133,7 +137,7 @@ export async function heartbeatJobs(
   return new Set(rows.map((r) => r.id));
 }
 
-/** Extends a lease and records progress; false when the job is no longer this worker's. */
+/** Extends a lease and records progress; false when the job is no longer this worker's (the worker's own job: unscoped). */
 export async function heartbeatJob(
   db: Queryable,
   id: string,
@@ -144,7 +148,7 @@ export async function heartbeatJob(
   return (await heartbeatJobs(db, [id], owner, leaseSeconds, progress)).size > 0;
 }
 
-/** Completes jobs this worker holds (their progress becomes their total); returns how many it completed. */
+/** Completes jobs this worker holds (their progress becomes their total); returns how many it completed (unscoped: the worker's own jobs). */
 export async function completeJobs(db: Queryable, ids: readonly string[], owner: string): Promise<number> {
   const { rowCount } = await db.query(
     `UPDATE jobs SET status = 'completed', completed_at = now(), error = NULL, lease_owner = NULL,
@@ -159,7 +163,7 @@ export async function completeJob(db: Queryable, id: string, owner: string): Pro
   return (await completeJobs(db, [id], owner)) > 0;
 }
 
-/** Puts a failed attempt back in the queue after `delaySeconds`, or fails the job for good. */
+/** Puts a failed attempt back in the queue after `delaySeconds`, or fails the job for good (the worker's own job: unscoped). */
 export async function failJobAttempt(
   db: Queryable,
   id: string,
@@ -180,7 +184,7 @@ export async function failJobAttempt(
   return rows[0]?.status;
 }
 
-/** Makes jobs held by workers of a previous run of this process claimable at once. */
+/** Makes jobs held by workers of a previous run of this process claimable at once (the instance's queue: unscoped). */
 export async function releaseLeases(db: Queryable, exceptOwner: string): Promise<number> {
   const { rowCount } = await db.query(
     // A second in the past: a claim in the same clock tick (PGlite's clock is coarse) compares
@@ -199,6 +203,7 @@ export async function findJob(db: Queryable, scope: Scope, id: string, types: re
   return rows[0];
 }
 
+/** A job by its id alone, for the engine and tests (unscoped). */
 export async function findJobById(db: Queryable, id: string): Promise<JobRow | undefined> {
   const { rows } = await db.query<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id]);
   return rows[0];

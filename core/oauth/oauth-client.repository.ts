@@ -61,7 +61,7 @@ export async function insertOAuthClient(
   return rows[0]!;
 }
 
-/** An active (not revoked) client with its secret digest, for client authentication. */
+/** An active (not revoked) client with its secret digest, for client authentication (by the client's id: unscoped). */
 export async function findActiveClient(db: Queryable, id: string): Promise<OAuthClientSecretRow | undefined> {
   const { rows } = await db.query<OAuthClientSecretRow>(
     `SELECT ${COLUMNS}, c.secret_hash FROM oauth_clients c WHERE c.id = $1 AND c.revoked_at IS NULL`,
@@ -70,7 +70,7 @@ export async function findActiveClient(db: Queryable, id: string): Promise<OAuth
   return rows[0];
 }
 
-/** Records that a client obtained a token, at most once a minute (reads stay cheap). */
+/** Records that a client obtained a token, at most once a minute (reads stay cheap); the client authenticated: unscoped. */
 export async function touchOAuthClient(db: Queryable, id: string, at: Date): Promise<void> {
   await db.query(
     `UPDATE oauth_clients SET last_used_at = $2
@@ -87,7 +87,7 @@ export async function listOAuthClients(db: Queryable, scope: Scope): Promise<OAu
   return rows;
 }
 
-/** Revokes a client; false when there is no such active client. */
+/** Revokes a client; false when there is no such active client. Support revokes by client id: unscoped. */
 export async function revokeOAuthClient(db: Queryable, id: string, at: Date): Promise<boolean> {
   const { rowCount } = await db.query('UPDATE oauth_clients SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [id, at]);
   return rowCount > 0;
@@ -132,6 +132,7 @@ export async function lockUsableInitialAccessToken(db: Queryable, tokenHash: str
   return rows[0];
 }
 
+/** The token was found by its secret's digest and locked (lockUsableInitialAccessToken): unscoped. */
 export async function markInitialAccessTokenUsed(db: Queryable, id: string, clientId: string, at: Date): Promise<void> {
   await db.query('UPDATE oauth_initial_access_tokens SET used_at = $3, client_id = $2 WHERE id = $1', [id, clientId, at]);
 }
