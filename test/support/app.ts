@@ -8,6 +8,7 @@ import { loadConfig } from '../../core/config.js';
 import type { Database } from '../../core/db/database.js';
 import type { PlanId } from '../../core/plans.js';
 import type { Adapters, Services } from '../../runtime/services.js';
+import { pollUntil } from './poll.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -105,6 +106,8 @@ export function client(baseUrl: string, key?: string, options: { strict?: boolea
   };
 }
 
+export type ApiClient = ReturnType<typeof client>;
+
 function send(baseUrl: string, key?: string) {
   return async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> => {
     const isForm = body instanceof FormData;
@@ -145,17 +148,29 @@ export async function createKey(app: TestApp, adminKey: string, role: 'read' | '
   return res.body.key as string;
 }
 
-/** Polls a job until it is completed or failed. */
-export async function waitForJob(app: TestApp, key: string, jobId: string, timeoutMs = 30_000): Promise<any> {
-  const api = client(app.url, key);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await api('GET', `/v1/jobs/${jobId}`);
-    if (res.status !== 200) throw new Error(`job lookup failed: ${res.status} ${JSON.stringify(res.body)}`);
-    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${res.body.status} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Polls a job (GET `path`) until it is completed or failed, and returns it. */
+async function pollJob(api: ApiClient, path: string, timeoutMs = 30_000): Promise<any> {
+  let last: any;
+  return pollUntil(
+    `the job at ${path} to complete or fail`,
+    async () => {
+      const res = await api('GET', path);
+      if (res.status !== 200) throw new Error(`job lookup failed: ${res.status} ${JSON.stringify(res.body)}`);
+      last = res.body;
+      return last.status === 'completed' || last.status === 'failed' ? last : undefined;
+    },
+    { timeoutMs, lastSeen: () => `status ${last?.status}, ${last?.processed_chunks ?? '?'} of ${last?.total_chunks ?? '?'} chunks` },
+  );
+}
+
+/** Polls a tenant's job on a test app or a server process until it is completed or failed. */
+export function waitForJob(app: { url: string }, key: string, jobId: string, timeoutMs = 30_000): Promise<any> {
+  return pollJob(client(app.url, key), `/v1/jobs/${jobId}`, timeoutMs);
+}
+
+/** Polls a platform corpus's job through the internal admin API until it is completed or failed. */
+export function waitForCorpusJob(admin: ApiClient, slug: string, jobId: string, timeoutMs = 50_000): Promise<any> {
+  return pollJob(admin, `/internal/v1/corpora/${slug}/jobs/${jobId}`, timeoutMs);
 }
 
 /**
