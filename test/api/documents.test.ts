@@ -45,7 +45,7 @@ for (const database of testDatabases()) {
       assert.equal(job.error, null);
       assert.ok(job.total_chunks > 1);
       assert.equal(job.processed_chunks, job.total_chunks);
-      assert.ok(Date.parse(job.completed_at) >= Date.parse(job.created_at));
+      assert.ok(Date.parse(job.completed_at!) >= Date.parse(job.created_at));
 
       const doc = await api('GET', `/v1/documents/${res.body.document_id}`);
       assert.equal(doc.status, 200);

@@ -61,7 +61,7 @@ for (const database of testDatabases()) {
       assert.equal(job.attempts, 3);
       assert.ok(job.error && job.error.length > 0);
       assert.ok(!job.error.includes('127.0.0.1') && !job.error.includes('\n'), job.error);
-      assert.ok(Date.parse(job.completed_at) > 0);
+      assert.ok(Date.parse(job.completed_at!) > 0);
       const doc = (await api('GET', `/v1/documents/${documentId}`)).body;
       assert.equal(doc.status, 'failed');
       assert.equal(doc.chunk_count, 0);
