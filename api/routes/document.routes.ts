@@ -17,7 +17,8 @@ import { uuidParam } from '../schemas.js';
 export const MAX_UPLOAD_REQUEST_BYTES = 55 * 1024 * 1024;
 
 const idParams = z.object({ id: uuidParam });
-const accepted = { description: 'Accepted: indexing runs asynchronously; poll GET /v1/jobs/{job_id}.', schema: z.object({ job_id: z.uuid(), document_id: z.uuid() }) };
+export const documentAcceptedSchema = z.object({ job_id: z.uuid(), document_id: z.uuid() });
+const accepted = { description: 'Accepted: indexing runs asynchronously; poll GET /v1/jobs/{job_id}.', schema: documentAcceptedSchema };
 
 const uploadParts = z.object({
   file: z.string().meta({ format: 'binary', description: 'text/plain or application/pdf' }),

@@ -15,6 +15,7 @@ import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
 
 const kbParams = z.object({ kb_id: uuidParam });
+export const knowledgeBaseCreatedSchema = z.object({ id: z.uuid() });
 
 export function knowledgeBaseRoutes(knowledgeBases: KnowledgeBaseService, documents: DocumentService): RouteSpec[] {
   return [
@@ -27,7 +28,7 @@ export function knowledgeBaseRoutes(knowledgeBases: KnowledgeBaseService, docume
       access: 'write',
       body: createKnowledgeBaseSchema,
       status: 201,
-      response: { description: 'Created', schema: z.object({ id: z.uuid() }) },
+      response: { description: 'Created', schema: knowledgeBaseCreatedSchema },
       errors: [401, 403, 422],
       handler: async ({ ctx, body }) => ({ id: (await knowledgeBases.create(scopeOf(ctx), body)).id }),
     }),

@@ -8,6 +8,7 @@ import {
   createTenant,
   ingest,
   startTestApp,
+  waitForCorpusJob,
 } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
@@ -22,18 +23,6 @@ interface RecordInput {
 
 const PLATFORM_FIELDS = ['content', 'metadata', 'score', 'source', 'source_record_id'];
 const TENANT_FIELDS = ['chunk_id', 'chunk_index', 'content', 'document_id', 'document_tags', 'document_title', 'knowledge_base_id', 'score', 'source'];
-
-/** Polls a corpus job through the internal admin API until it is completed or failed. */
-async function waitFor(admin: Api, slug: string, jobId: string): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await admin('GET', `/internal/v1/corpora/${slug}/jobs/${jobId}`);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
-    if (Date.now() > deadline) throw new Error(`corpus job ${jobId} still ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 for (const database of testDatabases()) {
   describe(`platform corpora [${database.name}]`, () => {
@@ -65,12 +54,10 @@ for (const database of testDatabases()) {
       return slug;
     }
 
-    const waitForCorpusJob = (slug: string, jobId: string) => waitFor(admin, slug, jobId);
-
     async function load(slug: string, records: RecordInput[], on: TestApp = app): Promise<any> {
       const res = await client(on.url, TEST_ADMIN_TOKEN)('POST', `/internal/v1/corpora/${slug}/records`, { records });
       assert.equal(res.status, 202, JSON.stringify(res.body));
-      const job = await waitForCorpusJob(slug, res.body.job_id);
+      const job = await waitForCorpusJob(admin, slug, res.body.job_id);
       assert.equal(job.status, 'completed', JSON.stringify(job));
       return { ...res.body, job };
     }
@@ -247,7 +234,7 @@ for (const database of testDatabases()) {
       assert.deepEqual(Object.keys(res.body).sort(), ['job_id', 'records', 'total_chunks']);
       assert.equal(res.body.records, 2);
       assert.ok(res.body.total_chunks >= 3, 'the long record is split into several chunks');
-      const job = await waitForCorpusJob(slug, res.body.job_id);
+      const job = await waitForCorpusJob(admin, slug, res.body.job_id);
       assert.deepEqual(Object.keys(job).sort(), [
         'attempts', 'completed_at', 'corpus', 'created_at', 'error', 'id', 'job_type', 'processed_chunks', 'records', 'status', 'total_chunks',
       ]);
@@ -677,7 +664,7 @@ for (const database of testDatabases()) {
     it('marks the records a job could not index as failed and takes their chunks out of search', async () => {
       assert.equal((await admin('POST', '/internal/v1/corpora', { slug, name: 'Failing', plans: ['standard'] })).status, 201);
       const good = await admin('POST', `/internal/v1/corpora/${slug}/records`, { records: [{ source_record_id: 'bad', content: 'Fine at first.' }] });
-      assert.equal((await waitFor(admin, slug, good.body.job_id)).status, 'completed');
+      assert.equal((await waitForCorpusJob(admin, slug, good.body.job_id)).status, 'completed');
       assert.equal((await admin('GET', `/internal/v1/corpora/${slug}`)).body.chunk_count, 1);
       // Reloading the record with content the embedder refuses: the job fails for good (one attempt).
       const res = await admin('POST', `/internal/v1/corpora/${slug}/records`, {
@@ -686,7 +673,7 @@ for (const database of testDatabases()) {
           { source_record_id: 'fine', content: 'Aardvarks dig burrows at night.' },
         ],
       });
-      const job = await waitFor(admin, slug, res.body.job_id);
+      const job = await waitForCorpusJob(admin, slug, res.body.job_id);
       assert.equal(job.status, 'failed');
       assert.equal(job.error, 'The embedding endpoint refused the input.');
       const record = (await admin('GET', `/internal/v1/corpora/${slug}/records/bad`)).body;

@@ -1,5 +1,21 @@
 import assert from 'node:assert/strict';
-import { TEST_ADMIN_TOKEN, type TestApp, client, createKey, createTenant, ingest, startTestApp, waitForJob } from '../support/app.js';
+import { z } from 'zod';
+import { documentAcceptedSchema } from '../../api/routes/document.routes.js';
+import { knowledgeBaseCreatedSchema } from '../../api/routes/knowledge-base.routes.js';
+import { documentSchema, documentSummarySchema } from '../../core/documents/document.schema.js';
+import { queryResponseSchema } from '../../core/search/search.schema.js';
+import {
+  TEST_ADMIN_TOKEN,
+  type TestApp,
+  client,
+  createKey,
+  createTenant,
+  errorBody,
+  ingest,
+  startTestApp,
+  typed,
+  waitForJob,
+} from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 
 const PARAGRAPH =
@@ -8,7 +24,7 @@ const PARAGRAPH =
 async function knowledgeBase(app: TestApp, key: string, name = 'docs'): Promise<string> {
   const res = await client(app.url, key)('POST', '/v1/knowledge-bases', { name });
   assert.equal(res.status, 201);
-  return res.body.id as string;
+  return typed(res, knowledgeBaseCreatedSchema).body.id;
 }
 
 async function override(app: TestApp, tenantId: string, limit_overrides: Record<string, number>) {
@@ -31,8 +47,9 @@ for (const database of testDatabases()) {
       const content = PARAGRAPH.repeat(30);
       const res = await api('POST', '/v1/documents', { knowledge_base_id: kb, title: 'Guide', content, tags: { team: 'docs' } });
       assert.equal(res.status, 202);
-      assert.match(res.body.job_id, /^[0-9a-f-]{36}$/);
-      const job = await waitForJob(app, t.key, res.body.job_id);
+      const accepted = typed(res, documentAcceptedSchema).body;
+      assert.match(accepted.job_id, /^[0-9a-f-]{36}$/);
+      const job = await waitForJob(app, t.key, accepted.job_id);
       assert.deepEqual(Object.keys(job).sort(), [
         'attempts', 'completed_at', 'created_at', 'document_id', 'error', 'id', 'job_type', 'knowledge_base_id',
         'processed_chunks', 'status', 'tenant_id', 'total_chunks',
@@ -41,30 +58,31 @@ for (const database of testDatabases()) {
       assert.equal(job.job_type, 'ingestion');
       assert.equal(job.tenant_id, t.id);
       assert.equal(job.knowledge_base_id, kb);
-      assert.equal(job.document_id, res.body.document_id);
+      assert.equal(job.document_id, accepted.document_id);
       assert.equal(job.error, null);
       assert.ok(job.total_chunks > 1);
       assert.equal(job.processed_chunks, job.total_chunks);
-      assert.ok(Date.parse(job.completed_at) >= Date.parse(job.created_at));
+      assert.ok(Date.parse(job.completed_at!) >= Date.parse(job.created_at));
 
-      const doc = await api('GET', `/v1/documents/${res.body.document_id}`);
+      const doc = await api('GET', `/v1/documents/${accepted.document_id}`);
       assert.equal(doc.status, 200);
-      assert.equal(doc.body.status, 'ready');
-      assert.equal(doc.body.content, content);
-      assert.equal(doc.body.title, 'Guide');
-      assert.deepEqual(doc.body.tags, { team: 'docs' });
-      assert.equal(doc.body.chunk_count, job.total_chunks);
-      assert.equal(doc.body.language, 'en');
-      assert.equal(doc.body.content_bytes, Buffer.byteLength(content));
-      assert.equal(doc.body.file, null);
+      const { body } = typed(doc, documentSchema);
+      assert.equal(body.status, 'ready');
+      assert.equal(body.content, content);
+      assert.equal(body.title, 'Guide');
+      assert.deepEqual(body.tags, { team: 'docs' });
+      assert.equal(body.chunk_count, job.total_chunks);
+      assert.equal(body.language, 'en');
+      assert.equal(body.content_bytes, Buffer.byteLength(content));
+      assert.equal(body.file, null);
       const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE document_id = $1', [
-        res.body.document_id,
+        accepted.document_id,
       ]);
       assert.equal(rows[0]!.n, job.total_chunks);
 
-      const listed = await api('GET', `/v1/knowledge-bases/${kb}/documents`);
-      assert.deepEqual(listed.body.map((d: { id: string }) => d.id), [res.body.document_id]);
-      assert.equal(listed.body[0].content, undefined, 'listings leave the content out');
+      const listed = typed(await api('GET', `/v1/knowledge-bases/${kb}/documents`), z.array(documentSummarySchema)).body;
+      assert.deepEqual(listed.map((d) => d.id), [accepted.document_id]);
+      assert.ok(listed[0] && !('content' in listed[0]), 'listings leave the content out');
     });
 
     it('validates the body: 422 for fields, 400 for a malformed knowledge_base_id, 404 for an unknown one', async () => {
@@ -85,14 +103,15 @@ for (const database of testDatabases()) {
       ]) {
         const res = await api('POST', '/v1/documents', body);
         assert.equal(res.status, 422, JSON.stringify(body).slice(0, 200));
+        assert.equal(errorBody(res).error, 'validation_failed');
       }
       assert.equal((await api('POST', '/v1/documents', { ...valid, title: 'x'.repeat(500) })).status, 202);
       const malformed = await api('POST', '/v1/documents', { ...valid, knowledge_base_id: 'kb-1' });
       assert.equal(malformed.status, 400);
-      assert.equal(malformed.body.error, 'invalid_knowledge_base_id');
+      assert.equal(errorBody(malformed).error, 'invalid_knowledge_base_id');
       const unknown = await api('POST', '/v1/documents', { ...valid, knowledge_base_id: '00000000-0000-4000-8000-000000000000' });
       assert.equal(unknown.status, 404);
-      assert.equal(unknown.body.error, 'not_found');
+      assert.equal(errorBody(unknown).error, 'not_found');
     });
 
     it('refuses content over the plan max document size and over 10 MB with 413 document_too_large', async () => {
@@ -101,16 +120,16 @@ for (const database of testDatabases()) {
       const fiveMb = 5 * 1024 * 1024;
       const over = await client(app.url, free.key)('POST', '/v1/documents', { knowledge_base_id: kb, title: 'big', content: 'a'.repeat(fiveMb + 1) });
       assert.equal(over.status, 413);
-      assert.equal(over.body.error, 'document_too_large');
-      assert.equal(over.body.limit, fiveMb);
+      assert.equal(errorBody(over).error, 'document_too_large');
+      assert.equal(errorBody(over).limit, fiveMb);
 
       const ent = await createTenant(app, 'enterprise');
       const kb2 = await knowledgeBase(app, ent.key);
       const tenMb = 10 * 1024 * 1024;
       const huge = await client(app.url, ent.key)('POST', '/v1/documents', { knowledge_base_id: kb2, title: 'big', content: 'b'.repeat(tenMb + 1) });
       assert.equal(huge.status, 413);
-      assert.equal(huge.body.error, 'document_too_large');
-      assert.equal(huge.body.limit, tenMb);
+      assert.equal(errorBody(huge).error, 'document_too_large');
+      assert.equal(errorBody(huge).limit, tenMb);
     });
 
     it('enforces the document limit (402), storage quota (413) and chunk quota (402)', async () => {
@@ -122,7 +141,7 @@ for (const database of testDatabases()) {
       assert.equal((await api('POST', '/v1/documents', { knowledge_base_id: kb, title: '2', content: 'two' })).status, 202);
       const third = await api('POST', '/v1/documents', { knowledge_base_id: kb, title: '3', content: 'three' });
       assert.equal(third.status, 402);
-      assert.equal(third.body.error, 'document_limit_reached');
+      assert.equal(errorBody(third).error, 'document_limit_reached');
 
       const s = await createTenant(app);
       const kbS = await knowledgeBase(app, s.key);
@@ -131,9 +150,10 @@ for (const database of testDatabases()) {
       assert.equal((await apiS('POST', '/v1/documents', { knowledge_base_id: kbS, title: 'a', content: 'x'.repeat(60) })).status, 202);
       const full = await apiS('POST', '/v1/documents', { knowledge_base_id: kbS, title: 'b', content: 'y'.repeat(41) });
       assert.equal(full.status, 413);
-      assert.equal(full.body.error, 'storage_quota_exceeded');
-      assert.equal(full.body.limit, 100);
-      assert.equal(full.body.current, 60);
+      const fullError = errorBody(full);
+      assert.equal(fullError.error, 'storage_quota_exceeded');
+      assert.equal(fullError.limit, 100);
+      assert.equal(fullError.current, 60);
       assert.equal((await apiS('POST', '/v1/documents', { knowledge_base_id: kbS, title: 'c', content: 'y'.repeat(40) })).status, 202);
 
       const c = await createTenant(app);
@@ -142,7 +162,7 @@ for (const database of testDatabases()) {
       const apiC = client(app.url, c.key);
       const many = await apiC('POST', '/v1/documents', { knowledge_base_id: kbC, title: 'many', content: PARAGRAPH.repeat(40) });
       assert.equal(many.status, 402);
-      assert.equal(many.body.error, 'chunk_quota_exceeded');
+      assert.equal(errorBody(many).error, 'chunk_quota_exceeded');
       assert.equal((await apiC('POST', '/v1/documents', { knowledge_base_id: kbC, title: 'few', content: PARAGRAPH })).status, 202);
     });
 
@@ -156,7 +176,7 @@ for (const database of testDatabases()) {
       );
       assert.equal(results.filter((r) => r.status === 202).length, 3);
       assert.equal(results.filter((r) => r.status === 402).length, 7);
-      assert.equal((await api('GET', `/v1/knowledge-bases/${kb}/documents`)).body.length, 3);
+      assert.equal(typed(await api('GET', `/v1/knowledge-bases/${kb}/documents`), z.array(documentSummarySchema)).body.length, 3);
     });
 
     it('deletes a document with its chunks and frees its storage at once', async () => {
@@ -183,7 +203,8 @@ for (const database of testDatabases()) {
       const api = client(app.url, t.key);
       const text = 'Contact jan.jansen@example.nl or +31 6 12345678. IBAN NL91ABNA0417164300.';
       const a = await ingest(app, t.key, { knowledge_base_id: kb, title: 'a', content: text, anonymize: true });
-      const doc = (await api('GET', `/v1/documents/${a.documentId}`)).body;
+      const getDocument = async (id: string) => typed(await api('GET', `/v1/documents/${id}`), documentSchema).body;
+      const doc = await getDocument(a.documentId);
       assert.ok(!doc.content.includes('jan.jansen@example.nl'));
       assert.ok(!doc.content.includes('NL91ABNA0417164300'));
       assert.ok(doc.content.includes('[EMAIL]'));
@@ -192,13 +213,13 @@ for (const database of testDatabases()) {
       assert.ok(rows.every((r) => !r.content.includes('jan.jansen')));
 
       const plain = await ingest(app, t.key, { knowledge_base_id: kb, title: 'b', content: text });
-      assert.ok((await api('GET', `/v1/documents/${plain.documentId}`)).body.content.includes('jan.jansen@example.nl'));
+      assert.ok((await getDocument(plain.documentId)).content.includes('jan.jansen@example.nl'));
 
       await client(app.url, TEST_ADMIN_TOKEN)('PATCH', `/internal/v1/tenants/${t.id}`, { anonymize_default: true });
       const byDefault = await ingest(app, t.key, { knowledge_base_id: kb, title: 'c', content: text });
-      assert.ok(!(await api('GET', `/v1/documents/${byDefault.documentId}`)).body.content.includes('jan.jansen'));
+      assert.ok(!(await getDocument(byDefault.documentId)).content.includes('jan.jansen'));
       const optOut = await ingest(app, t.key, { knowledge_base_id: kb, title: 'd', content: text, anonymize: false });
-      assert.ok((await api('GET', `/v1/documents/${optOut.documentId}`)).body.content.includes('jan.jansen'));
+      assert.ok((await getDocument(optOut.documentId)).content.includes('jan.jansen'));
     });
 
     it('checks roles: read keys cannot ingest; any key reads documents and jobs', async () => {
@@ -207,11 +228,13 @@ for (const database of testDatabases()) {
       const read = client(app.url, await createKey(app, t.key, 'read'));
       const denied = await read('POST', '/v1/documents', { knowledge_base_id: kb, title: 'T', content: 'c' });
       assert.equal(denied.status, 403);
+      assert.equal(errorBody(denied).error, 'insufficient_role');
       const write = client(app.url, await createKey(app, t.key, 'write'));
       const res = await write('POST', '/v1/documents', { knowledge_base_id: kb, title: 'T', content: 'c' });
       assert.equal(res.status, 202);
-      assert.equal((await read('GET', `/v1/jobs/${res.body.job_id}`)).status, 200);
-      assert.equal((await read('GET', `/v1/documents/${res.body.document_id}`)).status, 200);
+      const accepted = typed(res, documentAcceptedSchema).body;
+      assert.equal((await read('GET', `/v1/jobs/${accepted.job_id}`)).status, 200);
+      assert.equal((await read('GET', `/v1/documents/${accepted.document_id}`)).status, 200);
     });
 
     it("isolates tenants: B cannot read, list, delete, download or ingest into A's documents and jobs", async () => {
@@ -229,12 +252,12 @@ for (const database of testDatabases()) {
       ] as const) {
         const res = await apiB(method, path);
         assert.equal(res.status, 404, `${method} ${path}`);
-        assert.equal(res.body.error, 'not_found');
+        assert.equal(errorBody(res).error, 'not_found');
       }
       assert.equal((await apiB('POST', '/v1/documents', { knowledge_base_id: kb, title: 'x', content: 'y' })).status, 404);
       const query = await apiB('POST', '/v1/query', { query: 'launch code swordfish' });
       assert.equal(query.status, 200);
-      assert.deepEqual(query.body.results, []);
+      assert.deepEqual(typed(query, queryResponseSchema).body.results, []);
       assert.equal((await client(app.url, a.key)('GET', `/v1/documents/${documentId}`)).status, 200);
     });
   });

@@ -1,6 +1,26 @@
 import assert from 'node:assert/strict';
-import { type TestApp, client, createKey, createTenant, startTestApp } from '../support/app.js';
+import { z } from 'zod';
+import { knowledgeBaseCreatedSchema } from '../../api/routes/knowledge-base.routes.js';
+import { documentSummarySchema } from '../../core/documents/document.schema.js';
+import { knowledgeBaseSchema } from '../../core/knowledge-bases/knowledge-base.schema.js';
+import { type ApiClient, type TestApp, client, createKey, createTenant, errorBody, startTestApp, typed } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+
+const knowledgeBaseListSchema = z.array(knowledgeBaseSchema);
+
+/** Lists the knowledge bases a key can see (asserting the 200). */
+async function list(api: ApiClient) {
+  const res = await api('GET', '/v1/knowledge-bases');
+  assert.equal(res.status, 200);
+  return typed(res, knowledgeBaseListSchema).body;
+}
+
+/** Creates a knowledge base (asserting the 201) and returns its id. */
+async function create(api: ApiClient, body: object): Promise<string> {
+  const res = await api('POST', '/v1/knowledge-bases', body);
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return typed(res, knowledgeBaseCreatedSchema).body.id;
+}
 
 for (const database of testDatabases()) {
   describe(`knowledge bases [${database.name}]`, () => {
@@ -15,16 +35,17 @@ for (const database of testDatabases()) {
       const api = client(app.url, t.key);
       const created = await api('POST', '/v1/knowledge-bases', { name: 'Handbook' });
       assert.equal(created.status, 201);
+      const { id } = typed(created, knowledgeBaseCreatedSchema).body;
       assert.deepEqual(Object.keys(created.body), ['id']);
-      const list = await api('GET', '/v1/knowledge-bases');
-      assert.equal(list.status, 200);
-      assert.equal(list.body.length, 1);
-      assert.deepEqual(
-        { id: list.body[0].id, name: list.body[0].name, dimensions: list.body[0].dimensions },
-        { id: created.body.id, name: 'Handbook', dimensions: 1024 },
-      );
-      assert.deepEqual(list.body[0].translation_config, {});
-      assert.equal(list.body[0].sub_tenant_id, null);
+      const listed = await api('GET', '/v1/knowledge-bases');
+      assert.equal(listed.status, 200);
+      const kbs = typed(listed, knowledgeBaseListSchema).body;
+      assert.equal(kbs.length, 1);
+      const [kb] = kbs;
+      assert.ok(kb);
+      assert.deepEqual({ id: kb.id, name: kb.name, dimensions: kb.dimensions }, { id, name: 'Handbook', dimensions: 1024 });
+      assert.deepEqual(kb.translation_config, {});
+      assert.equal(kb.sub_tenant_id, null);
     });
 
     it('accepts dimensions 1 and 4096 and names of 1 and 200 characters', async () => {
@@ -36,7 +57,7 @@ for (const database of testDatabases()) {
       ]) {
         assert.equal((await api('POST', '/v1/knowledge-bases', body)).status, 201);
       }
-      const dims = (await api('GET', '/v1/knowledge-bases')).body.map((kb: { dimensions: number }) => kb.dimensions);
+      const dims = (await list(api)).map((kb) => kb.dimensions);
       assert.deepEqual(dims, [1, 4096]);
     });
 
@@ -59,19 +80,20 @@ for (const database of testDatabases()) {
       for (const [body, field] of cases) {
         const res = await api('POST', '/v1/knowledge-bases', body);
         assert.equal(res.status, 422, JSON.stringify(body));
-        assert.equal(res.body.error, 'validation_failed');
+        const refused = errorBody(res);
+        assert.equal(refused.error, 'validation_failed');
         assert.ok(
-          res.body.fields.some((f: { field: string }) => f.field.startsWith(field)),
-          `${JSON.stringify(body)} → ${JSON.stringify(res.body.fields)}`,
+          refused.fields?.some((f) => f.field.startsWith(field)),
+          `${JSON.stringify(body)} → ${JSON.stringify(refused.fields)}`,
         );
       }
-      assert.equal((await api('GET', '/v1/knowledge-bases')).body.length, 0);
+      assert.equal((await list(api)).length, 0);
     });
 
     it('updates name and translation_config with 204; dimensions are immutable', async () => {
       const t = await createTenant(app);
       const api = client(app.url, t.key);
-      const { id } = (await api('POST', '/v1/knowledge-bases', { name: 'Old', dimensions: 384 })).body;
+      const id = await create(api, { name: 'Old', dimensions: 384 });
       assert.equal((await api('PATCH', `/v1/knowledge-bases/${id}`, { name: 'New' })).status, 204);
       const config = { query_translation: 'never', response_translation: 'on_request', preferred_language: 'bg', fallback_behaviour: 'error' };
       const patched = await api('PATCH', `/v1/knowledge-bases/${id}`, { translation_config: config });
@@ -80,11 +102,12 @@ for (const database of testDatabases()) {
 
       const dims = await api('PATCH', `/v1/knowledge-bases/${id}`, { name: 'Again', dimensions: 1024 });
       assert.equal(dims.status, 422);
-      assert.equal(dims.body.fields[0].field, 'body.dimensions');
+      assert.equal(errorBody(dims).fields?.[0]?.field, 'body.dimensions');
       assert.equal((await api('PATCH', `/v1/knowledge-bases/${id}`, {})).status, 422);
       assert.equal((await api('PATCH', `/v1/knowledge-bases/${id}`, { translation_config: { preferred_language: 'pl' } })).status, 422);
 
-      const [kb] = (await api('GET', '/v1/knowledge-bases')).body;
+      const [kb] = await list(api);
+      assert.ok(kb);
       assert.equal(kb.name, 'New');
       assert.equal(kb.dimensions, 384);
       assert.deepEqual(kb.translation_config, config);
@@ -96,12 +119,12 @@ for (const database of testDatabases()) {
       assert.equal((await api('POST', '/v1/knowledge-bases', { name: 'one' })).status, 201);
       const second = await api('POST', '/v1/knowledge-bases', { name: 'two' });
       assert.equal(second.status, 403);
-      assert.equal(second.body.error, 'knowledge_base_limit_reached');
+      assert.equal(errorBody(second).error, 'knowledge_base_limit_reached');
 
       const payg = await createTenant(app, 'payg');
       const paygApi = client(app.url, payg.key);
       for (let i = 0; i < 5; i++) assert.equal((await paygApi('POST', '/v1/knowledge-bases', { name: `kb${i}` })).status, 201);
-      assert.equal((await paygApi('POST', '/v1/knowledge-bases', { name: 'kb5' })).body.error, 'knowledge_base_limit_reached');
+      assert.equal(errorBody(await paygApi('POST', '/v1/knowledge-bases', { name: 'kb5' })).error, 'knowledge_base_limit_reached');
     });
 
     it('has no knowledge-base limit on Enterprise', async () => {
@@ -115,7 +138,7 @@ for (const database of testDatabases()) {
       const api = client(app.url, t.key);
       const results = await Promise.all(Array.from({ length: 8 }, (_, i) => api('POST', '/v1/knowledge-bases', { name: `race ${i}` })));
       assert.deepEqual(results.map((r) => r.status).sort(), [201, 403, 403, 403, 403, 403, 403, 403]);
-      assert.equal((await api('GET', '/v1/knowledge-bases')).body.length, 1);
+      assert.equal((await list(api)).length, 1);
     });
 
     it('checks roles: read lists only, write creates and updates', async () => {
@@ -124,8 +147,8 @@ for (const database of testDatabases()) {
       const write = client(app.url, await createKey(app, t.key, 'write'));
       const denied = await read('POST', '/v1/knowledge-bases', { name: 'nope' });
       assert.equal(denied.status, 403);
-      assert.equal(denied.body.error, 'insufficient_role');
-      const { id } = (await write('POST', '/v1/knowledge-bases', { name: 'ok' })).body;
+      assert.equal(errorBody(denied).error, 'insufficient_role');
+      const id = await create(write, { name: 'ok' });
       assert.equal((await read('PATCH', `/v1/knowledge-bases/${id}`, { name: 'x' })).status, 403);
       assert.equal((await write('PATCH', `/v1/knowledge-bases/${id}`, { name: 'x' })).status, 204);
       assert.equal((await read('GET', '/v1/knowledge-bases')).status, 200);
@@ -135,14 +158,14 @@ for (const database of testDatabases()) {
     it('lists documents of a knowledge base (empty at first) and 404s for unknown ids', async () => {
       const t = await createTenant(app);
       const api = client(app.url, t.key);
-      const { id } = (await api('POST', '/v1/knowledge-bases', { name: 'docs' })).body;
+      const id = await create(api, { name: 'docs' });
       const docs = await api('GET', `/v1/knowledge-bases/${id}/documents`);
       assert.equal(docs.status, 200);
-      assert.deepEqual(docs.body, []);
+      assert.deepEqual(typed(docs, z.array(documentSummarySchema)).body, []);
       for (const bad of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
         const res = await api('GET', `/v1/knowledge-bases/${bad}/documents`);
         assert.equal(res.status, 404);
-        assert.equal(res.body.error, 'not_found');
+        assert.equal(errorBody(res).error, 'not_found');
         assert.equal((await api('PATCH', `/v1/knowledge-bases/${bad}`, { name: 'x' })).status, 404);
       }
     });
@@ -152,13 +175,13 @@ for (const database of testDatabases()) {
       const b = await createTenant(app);
       const apiA = client(app.url, a.key);
       const apiB = client(app.url, b.key);
-      const { id } = (await apiA('POST', '/v1/knowledge-bases', { name: 'secret' })).body;
-      assert.deepEqual((await apiB('GET', '/v1/knowledge-bases')).body, []);
+      const id = await create(apiA, { name: 'secret' });
+      assert.deepEqual(await list(apiB), []);
       const patch = await apiB('PATCH', `/v1/knowledge-bases/${id}`, { name: 'stolen' });
       assert.equal(patch.status, 404);
-      assert.equal(patch.body.error, 'not_found');
+      assert.equal(errorBody(patch).error, 'not_found');
       assert.equal((await apiB('GET', `/v1/knowledge-bases/${id}/documents`)).status, 404);
-      assert.equal((await apiA('GET', '/v1/knowledge-bases')).body[0].name, 'secret');
+      assert.equal((await list(apiA))[0]?.name, 'secret');
     });
   });
 }

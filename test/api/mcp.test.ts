@@ -4,6 +4,7 @@ import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair } from 'jose
 import * as oauth from 'oauth4webapi';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
 import { TestClock } from '../support/clock.js';
+import { pollUntil } from '../support/poll.js';
 import { JwksTokenVerifier } from '../../core/adapters/jwks.token-verifier.js';
 import { startExternalIssuer } from '../support/external-issuer.js';
 import { testDatabases } from '../support/databases.js';
@@ -55,13 +56,15 @@ async function rejectsWithStatus(promise: Promise<unknown>, status: number): Pro
 }
 
 async function waitForJobViaMcp(mcp: Client, jobId: string): Promise<any> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const job = await callTool(mcp, 'get_job', { job_id: jobId });
-    if (job.status === 'completed' || job.status === 'failed') return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let job: any;
+  return pollUntil(
+    `job ${jobId} to complete or fail (get_job)`,
+    async () => {
+      job = await callTool(mcp, 'get_job', { job_id: jobId });
+      return job.status === 'completed' || job.status === 'failed' ? job : undefined;
+    },
+    { lastSeen: () => `status ${job?.status}` },
+  );
 }
 
 async function tokenOf(app: TestApp, tenantId: string, scopes: McpScope[]): Promise<string> {

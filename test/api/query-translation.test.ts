@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { TEST_ADMIN_TOKEN, type TestApp, client, createKey, createTenant, ingest, startTestApp } from '../support/app.js';
+import { TEST_ADMIN_TOKEN, type TestApp, client, createKey, createTenant, ingest, startTestApp, waitForCorpusJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 
 /** Spanish passages, one per topic; the English queries share no words with them. */
@@ -207,12 +207,8 @@ for (const database of testDatabases()) {
           records: [{ source_record_id: 'r1', content: 'La sopa de tomate se sirve caliente con pan.' }],
         });
         assert.equal(load.status, 202);
-        for (let i = 0; ; i++) {
-          const job = await admin('GET', `/internal/v1/corpora/${slug}/jobs/${load.body.job_id}`);
-          if (job.body.status === 'completed') break;
-          assert.ok(i < 600 && job.body.status !== 'failed', JSON.stringify(job.body));
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        const job = await waitForCorpusJob(admin, slug, load.body.job_id);
+        assert.equal(job.status, 'completed', JSON.stringify(job));
         const t = await createTenant(app, 'enterprise');
         const api = client(app.url, await createKey(app, t.key, 'read'));
         const res = await query(api, { query: 'La sopa de tomate', source_language: 'es', translate_response: true, top_k: 5 }, {});

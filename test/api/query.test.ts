@@ -1,5 +1,21 @@
 import assert from 'node:assert/strict';
-import { type TestApp, client, createKey, createTenant, ingest, startTestApp, storeDocument, waitForJob } from '../support/app.js';
+import { documentAcceptedSchema } from '../../api/routes/document.routes.js';
+import { knowledgeBaseCreatedSchema } from '../../api/routes/knowledge-base.routes.js';
+import { jobSchema } from '../../core/jobs/job.schema.js';
+import { queryResponseSchema } from '../../core/search/search.schema.js';
+import {
+  type ApiClient,
+  type TestApp,
+  client,
+  createKey,
+  createTenant,
+  errorBody,
+  ingest,
+  startTestApp,
+  storeDocument,
+  typed,
+  waitForJob,
+} from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 
 const TOPICS = [
@@ -12,11 +28,24 @@ const TOPICS = [
   'Фотосинтезата превръща слънчевата светлина в химическа енергия в хлоропластите на растенията.',
 ];
 
+async function createKnowledgeBase(api: ApiClient, body: object): Promise<string> {
+  const res = await api('POST', '/v1/knowledge-bases', body);
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return typed(res, knowledgeBaseCreatedSchema).body.id;
+}
+
 async function setup(app: TestApp, plan: 'standard' | 'enterprise' = 'standard') {
   const t = await createTenant(app, plan);
   const api = client(app.url, t.key);
-  const kb = (await api('POST', '/v1/knowledge-bases', { name: 'science' })).body.id as string;
+  const kb = await createKnowledgeBase(api, { name: 'science' });
   return { t, api, kb };
+}
+
+/** The results of a query that must succeed. */
+async function search(api: ApiClient, body: object) {
+  const res = await api('POST', '/v1/query', body);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return typed(res, queryResponseSchema).body.results;
 }
 
 for (const database of testDatabases()) {
@@ -35,7 +64,9 @@ for (const database of testDatabases()) {
       }
       const res = await api('POST', '/v1/query', { query: 'how do volcanoes erupt from magma' });
       assert.equal(res.status, 200);
-      const [first] = res.body.results;
+      const { results } = typed(res, queryResponseSchema).body;
+      const [first] = results;
+      assert.ok(first);
       assert.equal(first.document_title, 'topic 3');
       assert.deepEqual(Object.keys(first).sort(), [
         'chunk_id', 'chunk_index', 'content', 'document_id', 'document_tags', 'document_title', 'knowledge_base_id', 'score', 'source',
@@ -44,14 +75,14 @@ for (const database of testDatabases()) {
       assert.equal(first.knowledge_base_id, kb);
       assert.equal(first.chunk_index, 0);
       assert.deepEqual(first.document_tags, { n: '3' });
-      const scores = res.body.results.map((r: { score: number }) => r.score);
+      const scores = results.map((r) => r.score);
       assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
-      assert.ok(scores.every((s: number) => s > 0));
+      assert.ok(scores.every((s) => s > 0));
 
-      const german = await api('POST', '/v1/query', { query: 'Photosynthese Chloroplasten', top_k: 1 });
-      assert.equal(german.body.results[0].document_title, 'topic 5');
-      const bulgarian = await api('POST', '/v1/query', { query: 'фотосинтезата хлоропластите', top_k: 1 });
-      assert.equal(bulgarian.body.results[0].document_title, 'topic 6');
+      const german = await search(api, { query: 'Photosynthese Chloroplasten', top_k: 1 });
+      assert.equal(german[0]?.document_title, 'topic 5');
+      const bulgarian = await search(api, { query: 'фотосинтезата хлоропластите', top_k: 1 });
+      assert.equal(bulgarian[0]?.document_title, 'topic 6');
     });
 
     it('defaults top_k to 10 and validates every field', async () => {
@@ -59,8 +90,8 @@ for (const database of testDatabases()) {
       for (let i = 0; i < 12; i++) {
         await ingest(app, t.key, { knowledge_base_id: kb, title: `note ${i}`, content: `Meeting note number ${i} about the quarterly budget.` });
       }
-      assert.equal((await api('POST', '/v1/query', { query: 'quarterly budget meeting' })).body.results.length, 10);
-      assert.equal((await api('POST', '/v1/query', { query: 'quarterly budget meeting', top_k: 12 })).body.results.length, 12);
+      assert.equal((await search(api, { query: 'quarterly budget meeting' })).length, 10);
+      assert.equal((await search(api, { query: 'quarterly budget meeting', top_k: 12 })).length, 12);
       assert.equal((await api('POST', '/v1/query', { query: 'q'.repeat(4096), top_k: 1 })).status, 200);
       for (const body of [
         {},
@@ -80,14 +111,15 @@ for (const database of testDatabases()) {
       ]) {
         const res = await api('POST', '/v1/query', body);
         assert.equal(res.status, 422, JSON.stringify(body).slice(0, 100));
-        assert.equal(res.body.error, 'validation_failed');
+        assert.equal(errorBody(res).error, 'validation_failed');
       }
       const lang = await api('POST', '/v1/query', { query: 'x', source_language: 'pl' });
       assert.equal(lang.status, 400);
-      assert.equal(lang.body.error, 'unsupported_language');
+      assert.equal(errorBody(lang).error, 'unsupported_language');
       assert.equal((await api('POST', '/v1/query', { query: 'budget', source_language: 'en' })).status, 200);
       const longUser = await api('POST', '/v1/query', { query: 'x' }, { 'x-user-id': 'u'.repeat(257) });
       assert.equal(longUser.status, 422);
+      assert.equal(errorBody(longUser).error, 'validation_failed');
       assert.equal((await api('POST', '/v1/query', { query: 'x' }, { 'x-user-id': 'u'.repeat(256) })).status, 200);
     });
 
@@ -108,21 +140,20 @@ for (const database of testDatabases()) {
       for (const { job_id } of stored) assert.equal((await waitForJob(app, t.key, job_id)).status, 'completed');
       const res = await api('POST', '/v1/query', { query: 'storage replica failover', top_k: 12, filters: { 'tags.region': 'eu' } });
       assert.equal(res.status, 200);
-      assert.equal(res.body.results.length, 12);
-      assert.ok(res.body.results.every((r: { document_tags: { region: string } }) => r.document_tags.region === 'eu'));
-      const none = await api('POST', '/v1/query', { query: 'storage replica', filters: { 'tags.region': 'mars' } });
-      assert.deepEqual(none.body.results, []);
+      const { results } = typed(res, queryResponseSchema).body;
+      assert.equal(results.length, 12);
+      assert.ok(results.every((r) => r.document_tags?.region === 'eu'));
+      assert.deepEqual(await search(api, { query: 'storage replica', filters: { 'tags.region': 'mars' } }), []);
     });
 
     it('filters by creation time and title, and restricts to knowledge_base_ids', async () => {
       const { t, api, kb } = await setup(app);
-      const kb2 = (await api('POST', '/v1/knowledge-bases', { name: 'other' })).body.id as string;
+      const kb2 = await createKnowledgeBase(api, { name: 'other' });
       await ingest(app, t.key, { knowledge_base_id: kb, title: 'Alpha Manual', content: 'How to calibrate the spectrometer.' });
       const between = new Date().toISOString();
       await new Promise((r) => setTimeout(r, 20));
       await ingest(app, t.key, { knowledge_base_id: kb2, title: 'Beta Guide', content: 'How to calibrate the spectrometer quickly.' });
-      const titles = async (body: object) =>
-        (await api('POST', '/v1/query', { query: 'calibrate spectrometer', ...body })).body.results.map((r: { document_title: string }) => r.document_title).sort();
+      const titles = async (body: object) => (await search(api, { query: 'calibrate spectrometer', ...body })).map((r) => r.document_title).sort();
       assert.deepEqual(await titles({}), ['Alpha Manual', 'Beta Guide']);
       assert.deepEqual(await titles({ filters: { created_after: between } }), ['Beta Guide']);
       assert.deepEqual(await titles({ filters: { created_before: between } }), ['Alpha Manual']);
@@ -131,17 +162,17 @@ for (const database of testDatabases()) {
       assert.deepEqual(await titles({ knowledge_base_ids: [kb2] }), ['Beta Guide']);
       const missing = await api('POST', '/v1/query', { query: 'x', knowledge_base_ids: ['00000000-0000-4000-8000-000000000000'] });
       assert.equal(missing.status, 404);
+      assert.equal(errorBody(missing).error, 'not_found');
     });
 
     it('searches knowledge bases of different dimensions, including above the HNSW limits', async () => {
       const { t, api } = await setup(app);
-      const ids: Record<number, string> = {};
       for (const dimensions of [8, 384, 3000, 4096]) {
-        ids[dimensions] = (await api('POST', '/v1/knowledge-bases', { name: `d${dimensions}`, dimensions })).body.id;
-        await ingest(app, t.key, { knowledge_base_id: ids[dimensions]!, title: `dims ${dimensions}`, content: TOPICS[4]! });
+        const kb = await createKnowledgeBase(api, { name: `d${dimensions}`, dimensions });
+        await ingest(app, t.key, { knowledge_base_id: kb, title: `dims ${dimensions}`, content: TOPICS[4]! });
       }
-      const res = await api('POST', '/v1/query', { query: 'sourdough wild yeast', top_k: 4 });
-      assert.deepEqual(res.body.results.map((r: { document_title: string }) => r.document_title).sort(), ['dims 3000', 'dims 384', 'dims 4096', 'dims 8']);
+      const results = await search(api, { query: 'sourdough wild yeast', top_k: 4 });
+      assert.deepEqual(results.map((r) => r.document_title).sort(), ['dims 3000', 'dims 384', 'dims 4096', 'dims 8']);
       const { rows } = await app.db.query<{ dimensions: number; n: number }>(
         'SELECT dimensions, cardinality(embedding::real[]) AS n FROM chunks WHERE tenant_id = $1 ORDER BY dimensions',
         [t.id],
@@ -154,16 +185,19 @@ for (const database of testDatabases()) {
       try {
         const t = await createTenant(paused);
         const api = client(paused.url, t.key);
-        const kb = (await api('POST', '/v1/knowledge-bases', { name: 'k' })).body.id;
+        const kb = await createKnowledgeBase(api, { name: 'k' });
         const res = await api('POST', '/v1/documents', { knowledge_base_id: kb, title: 'pending', content: TOPICS[2]! });
-        assert.equal((await api('GET', `/v1/jobs/${res.body.job_id}`)).body.status, 'queued');
-        assert.deepEqual((await api('POST', '/v1/query', { query: 'compiler machine code' })).body.results, []);
+        assert.equal(res.status, 202);
+        const { job_id: jobId, document_id: documentId } = typed(res, documentAcceptedSchema).body;
+        const job = async () => typed(await api('GET', `/v1/jobs/${jobId}`), jobSchema).body;
+        assert.equal((await job()).status, 'queued');
+        assert.deepEqual(await search(api, { query: 'compiler machine code' }), []);
         await paused.runtime.engine.drain();
-        assert.equal((await api('GET', `/v1/jobs/${res.body.job_id}`)).body.status, 'completed');
-        const found = await api('POST', '/v1/query', { query: 'compiler machine code' });
-        assert.equal(found.body.results[0].document_title, 'pending');
-        assert.equal((await api('DELETE', `/v1/documents/${res.body.document_id}`)).status, 204);
-        assert.deepEqual((await api('POST', '/v1/query', { query: 'compiler machine code' })).body.results, []);
+        assert.equal((await job()).status, 'completed');
+        const found = await search(api, { query: 'compiler machine code' });
+        assert.equal(found[0]?.document_title, 'pending');
+        assert.equal((await api('DELETE', `/v1/documents/${documentId}`)).status, 204);
+        assert.deepEqual(await search(api, { query: 'compiler machine code' }), []);
       } finally {
         await paused.close();
       }
@@ -183,7 +217,7 @@ for (const database of testDatabases()) {
       const free = await createTenant(app, 'free');
       const denied = await client(app.url, free.key)('POST', '/v1/query', { query: 'x', translate_response: true });
       assert.equal(denied.status, 403);
-      assert.equal(denied.body.error, 'free_tier_restriction');
+      assert.equal(errorBody(denied).error, 'free_tier_restriction');
       const { api } = await setup(app);
       assert.equal((await api('POST', '/v1/query', { query: 'x', translate_response: true })).status, 200);
       assert.equal((await api('POST', '/v1/query', { query: 'x', translate_response: false })).status, 200);
@@ -201,12 +235,13 @@ for (const database of testDatabases()) {
       const b = await setup(app);
       await ingest(app, a.t.key, { knowledge_base_id: a.kb, title: 'A only', content: 'Quantum tunnelling lets particles cross energy barriers.' });
       await ingest(app, b.t.key, { knowledge_base_id: b.kb, title: 'B only', content: 'Quantum tunnelling lets particles cross energy barriers.' });
-      const ra = await a.api('POST', '/v1/query', { query: 'quantum tunnelling barriers', top_k: 100 });
-      const rb = await b.api('POST', '/v1/query', { query: 'quantum tunnelling barriers', top_k: 100 });
-      assert.deepEqual(ra.body.results.map((r: { document_title: string }) => r.document_title), ['A only']);
-      assert.deepEqual(rb.body.results.map((r: { document_title: string }) => r.document_title), ['B only']);
+      const ra = await search(a.api, { query: 'quantum tunnelling barriers', top_k: 100 });
+      const rb = await search(b.api, { query: 'quantum tunnelling barriers', top_k: 100 });
+      assert.deepEqual(ra.map((r) => r.document_title), ['A only']);
+      assert.deepEqual(rb.map((r) => r.document_title), ['B only']);
       const cross = await b.api('POST', '/v1/query', { query: 'quantum', knowledge_base_ids: [a.kb] });
       assert.equal(cross.status, 404);
+      assert.equal(errorBody(cross).error, 'not_found');
     });
   });
 }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { client } from '../support/app.js';
+import { client, waitForJob } from '../support/app.js';
+import { pollUntil } from '../support/poll.js';
 import { ROOT, run, runCli, startServerProcess, stopServerProcess } from '../support/process.js';
 
 describe('the embedded server process', function () {
@@ -71,23 +72,15 @@ describe('the embedded server process', function () {
       }
       // What the kernel's out-of-memory killer would do.
       process.kill(first!.pid, 'SIGKILL');
-      const deadline = Date.now() + 60_000;
-      while (listening().length < 2) {
-        assert.ok(Date.now() < deadline, `no restart: ${supervised.output()}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const second = listening()[1]!;
+      const second = await pollUntil('the supervisor to restart the killed server', () => listening()[1], {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        lastSeen: () => supervised.output(),
+      });
       assert.notEqual(second.pid, first!.pid);
       assert.match(supervised.output(), /restarting in 1 s/);
-      const again = client(`http://127.0.0.1:${second.port}`, created.api_key);
-      for (const id of jobs) {
-        let job;
-        do {
-          job = (await again('GET', `/v1/jobs/${id}`)).body;
-          assert.ok(Date.now() < deadline, `job ${id} is still ${job.status}`);
-          if (job.status !== 'completed') await new Promise((r) => setTimeout(r, 100));
-        } while (job.status !== 'completed');
-      }
+      const again = { url: `http://127.0.0.1:${second.port}` };
+      for (const id of jobs) assert.equal((await waitForJob(again, created.api_key, id)).status, 'completed');
     } finally {
       await stopServerProcess(supervised);
       await fs.rm(env.DATA_DIR, { recursive: true, force: true });

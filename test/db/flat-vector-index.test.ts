@@ -7,7 +7,7 @@ import { VectorScanner } from '../../core/adapters/vector-scanner.js';
 import { type ChunkFilter, documentFilterLabels, documentLabels, documentMatcher } from '../../core/search/chunk-filter.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
-import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp, waitForJob } from '../support/app.js';
+import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp, waitForCorpusJob, waitForJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 
 const silent = pino({ level: 'silent' });
@@ -294,12 +294,8 @@ for (const database of testDatabases()) {
       const load = async (records: Array<{ source_record_id: string; content: string; metadata?: Record<string, unknown> }>) => {
         const res = await admin('POST', `/internal/v1/corpora/${slug}/records`, { records });
         assert.equal(res.status, 202, JSON.stringify(res.body));
-        for (;;) {
-          const job = (await admin('GET', `/internal/v1/corpora/${slug}/jobs/${res.body.job_id}`)).body;
-          if (job.status === 'completed') return;
-          assert.notEqual(job.status, 'failed');
-          await new Promise((r) => setTimeout(r, 30));
-        }
+        const job = await waitForCorpusJob(admin, slug, res.body.job_id);
+        assert.equal(job.status, 'completed', JSON.stringify(job));
       };
       await load([
         { source_record_id: 'a', content: 'Lichens are fungi and algae together.', metadata: { year: 2020, kind: 'bio' } },

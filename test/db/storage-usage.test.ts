@@ -11,6 +11,7 @@ import { deleteDocument, insertDocument, storageUsage } from '../../core/documen
 import type { Scope } from '../../core/shared/scope.js';
 import { deleteSubTenant } from '../../core/sub-tenants/sub-tenant.repository.js';
 import { testDatabases } from '../support/databases.js';
+import { pollUntil } from '../support/poll.js';
 
 interface Figures {
   tenant_id: string;
@@ -229,15 +230,17 @@ for (const database of testDatabases()) {
 }
 
 async function waitUntilBlocked(db: Database, marker: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const { rows } = await db.query(
-      "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid()",
-      [marker],
-    );
-    if (rows.length) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('the deletion never waited for the held document');
+  await pollUntil(
+    'the deletion to wait for the held document',
+    async () => {
+      const { rows } = await db.query(
+        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid()",
+        [marker],
+      );
+      return rows.length > 0;
+    },
+    { timeoutMs: 10_000, intervalMs: 10 },
+  );
 }
 
 describe('storage usage migration', () => {

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { Database } from '../../core/db/database.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
 import { TableMaintenance } from '../../core/db/table-maintenance.js';
+import { pollUntil } from '../support/poll.js';
 
 interface TableState {
   reltuples: number;
@@ -66,8 +67,15 @@ describe('TableMaintenance (the embedded database has no autovacuum)', () => {
     const timed = new TableMaintenance(db, pino({ level: 'silent' }), 20);
     timed.start();
     try {
-      const deadline = Date.now() + 10_000;
-      while ((await state(db)).reltuples !== 1201 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      let reltuples: number | undefined;
+      await pollUntil(
+        'a timed pass to analyse the table',
+        async () => {
+          reltuples = (await state(db)).reltuples;
+          return reltuples === 1201;
+        },
+        { timeoutMs: 10_000, intervalMs: 20, lastSeen: () => `reltuples ${reltuples}` },
+      );
       assert.equal((await state(db)).reltuples, 1201);
       assert.equal(timed.run(), timed.run(), 'a pass in progress is shared, not started twice');
     } finally {

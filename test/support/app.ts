@@ -1,13 +1,19 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
+import type { z } from 'zod';
 import { createApp } from '../../api/app.js';
+import { errorResponseSchema } from '../../api/schemas.js';
+import type { CorpusJobView } from '../../core/corpora/corpus.schema.js';
+import { type JobView, jobSchema } from '../../core/jobs/job.schema.js';
 import { type Runtime, createRuntime } from '../../runtime/runtime.js';
 import { EldLanguageDetector } from '../../core/adapters/eld.language-detector.js';
 import { loadConfig } from '../../core/config.js';
 import type { Database } from '../../core/db/database.js';
 import type { PlanId } from '../../core/plans.js';
 import type { Adapters, Services } from '../../runtime/services.js';
+import { pollUntil } from './poll.js';
+import { RouteTable, schemaMismatches } from './response-schemas.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -27,6 +33,9 @@ export interface TestApp {
   db: Database;
   close(): Promise<void>;
 }
+
+/** The routes of each running test app (from createApp), by its URL, for `client`'s response checks. */
+const routeTables = new Map<string, RouteTable>();
 
 export interface TestAppOptions {
   adminToken?: string | undefined;
@@ -67,12 +76,15 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
   const server: Server = app.express.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  routeTables.set(url, new RouteTable(app.routes));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     services: runtime.services,
     runtime,
     db,
     close: async () => {
+      routeTables.delete(url);
       await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
@@ -91,7 +103,10 @@ export interface ApiResponse<T = any> {
 /**
  * A small JSON client: `client(url, key)('POST', '/v1/...', body)`. Like a well-behaved client it
  * waits and retries when rate limited (honouring Retry-After), unless `strict` — the rate-limit
- * tests use strict clients to see every 429.
+ * tests use strict clients to see every 429. Against a test app, it checks every body a route
+ * answers with its success status against the route's declared response schema, and throws
+ * naming the route, the fields and what they held when it does not match. Its bodies are `any`:
+ * `typed` gives a body its schema's type.
  */
 export function client(baseUrl: string, key?: string, options: { strict?: boolean } = {}) {
   const once = send(baseUrl, key);
@@ -104,6 +119,8 @@ export function client(baseUrl: string, key?: string, options: { strict?: boolea
     }
   };
 }
+
+export type ApiClient = ReturnType<typeof client>;
 
 function send(baseUrl: string, key?: string) {
   return async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> => {
@@ -124,8 +141,25 @@ function send(baseUrl: string, key?: string) {
       parsed = text ? JSON.parse(text) : text;
     } else if (type.startsWith('text/') || !type) parsed = await res.text();
     else parsed = Buffer.from(await res.arrayBuffer());
+    routeTables.get(baseUrl)?.check(method, path, { status: res.status, contentType: type, body: parsed });
     return { status: res.status, body: parsed as T, headers: res.headers };
   };
+}
+
+/**
+ * The response with its body checked against `schema` and typed by it, e.g.
+ * `typed(await api('GET', path), documentSchema).body.status`. Throws, listing the fields, when
+ * the body does not match (an error body never matches a success schema).
+ */
+export function typed<S extends z.ZodType>(res: ApiResponse<unknown>, schema: S): ApiResponse<z.infer<S>> {
+  const problems = schemaMismatches(schema, res.body);
+  if (problems.length) throw new Error(`a ${res.status} response does not match the schema the test expects:\n  ${problems.join('\n  ')}`);
+  return res as ApiResponse<z.infer<S>>;
+}
+
+/** The body of an error response, checked against the Error schema every error answer follows. */
+export function errorBody(res: ApiResponse<unknown>): z.infer<typeof errorResponseSchema> {
+  return typed(res, errorResponseSchema).body;
 }
 
 let tenantCounter = 0;
@@ -145,17 +179,36 @@ export async function createKey(app: TestApp, adminKey: string, role: 'read' | '
   return res.body.key as string;
 }
 
-/** Polls a job until it is completed or failed. */
-export async function waitForJob(app: TestApp, key: string, jobId: string, timeoutMs = 30_000): Promise<any> {
-  const api = client(app.url, key);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await api('GET', `/v1/jobs/${jobId}`);
-    if (res.status !== 200) throw new Error(`job lookup failed: ${res.status} ${JSON.stringify(res.body)}`);
-    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${res.body.status} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+interface JobProgress {
+  status: string;
+  processed_chunks: number;
+  total_chunks: number;
+}
+
+/** Polls a job (GET `path`, its body read by `read`) until it is completed or failed, and returns it. */
+async function pollJob<J extends JobProgress>(api: ApiClient, path: string, read: (res: ApiResponse<unknown>) => J, timeoutMs: number): Promise<J> {
+  let last: J | undefined;
+  return pollUntil(
+    `the job at ${path} to complete or fail`,
+    async () => {
+      const res = await api('GET', path);
+      if (res.status !== 200) throw new Error(`job lookup failed: ${res.status} ${JSON.stringify(res.body)}`);
+      last = read(res);
+      return last.status === 'completed' || last.status === 'failed' ? last : undefined;
+    },
+    { timeoutMs, lastSeen: () => (last ? `${last.status}, ${last.processed_chunks} of ${last.total_chunks} chunks` : 'nothing') },
+  );
+}
+
+/** Polls a tenant's job on a test app or a server process until it is completed or failed. */
+export function waitForJob(app: { url: string }, key: string, jobId: string, timeoutMs = 30_000): Promise<JobView> {
+  return pollJob(client(app.url, key), `/v1/jobs/${jobId}`, (res) => typed(res, jobSchema).body, timeoutMs);
+}
+
+/** Polls a platform corpus's job through the internal admin API until it is completed or failed. */
+export function waitForCorpusJob(admin: ApiClient, slug: string, jobId: string, timeoutMs = 50_000): Promise<CorpusJobView> {
+  // The internal API declares no response schemas: the body is what CorpusService.job returns.
+  return pollJob(admin, `/internal/v1/corpora/${slug}/jobs/${jobId}`, (res) => res.body as CorpusJobView, timeoutMs);
 }
 
 /**
@@ -176,7 +229,7 @@ export async function ingest(
   app: TestApp,
   key: string,
   doc: { knowledge_base_id: string; title: string; content: string; tags?: Record<string, string>; anonymize?: boolean },
-): Promise<{ documentId: string; jobId: string; job: any }> {
+): Promise<{ documentId: string; jobId: string; job: JobView }> {
   const res = await client(app.url, key)('POST', '/v1/documents', doc);
   if (res.status !== 202) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(res.body)}`);
   const job = await waitForJob(app, key, res.body.job_id);

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { PdfExtractor } from '../../core/documents/pdf-extractor.js';
 import { AppError } from '../../core/errors.js';
@@ -12,6 +11,7 @@ import {
   notAPdf,
   passwordProtectedPdf,
 } from '../support/pdf-fixtures.js';
+import { pollUntil } from '../support/poll.js';
 
 const GENEROUS = { timeoutMs: 30_000 };
 
@@ -126,7 +126,11 @@ describe('PdfExtractor', () => {
     const shortLived = new PdfExtractor({ idleTimeoutMs: 20 });
     try {
       await shortLived.extract(await multilingualPdf(), GENEROUS);
-      for (let i = 0; i < 200 && shortLived.workerCount > 0; i++) await sleep(25);
+      await pollUntil('the idle worker to stop', () => shortLived.workerCount === 0, {
+        timeoutMs: 5_000,
+        intervalMs: 25,
+        lastSeen: () => `${shortLived.workerCount} workers`,
+      });
       assert.equal(shortLived.workerCount, 0);
       assert.equal((await shortLived.extract(await multilingualPdf(), GENEROUS)).pages, 3);
     } finally {

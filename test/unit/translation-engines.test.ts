@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApertiumTranslator } from '../../core/adapters/apertium.translator.js';
@@ -19,6 +19,18 @@ async function rejection(promise: Promise<unknown>): Promise<TranslatorError> {
     return error;
   }
   assert.fail('expected a rejection');
+}
+
+/** Whether a process has ended: gone, or killed and not yet reaped by its parent (a zombie). */
+async function isDead(pid: number): Promise<boolean> {
+  try {
+    const line = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name, which is in parentheses and may itself hold spaces.
+    return line.slice(line.lastIndexOf(')') + 2).startsWith('Z');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
 }
 
 /** The 16 pairs Debian's Apertium packages give: en, es, fr, it among themselves, and ro into each of them. */
@@ -82,13 +94,20 @@ describe('ApertiumTranslator (the installed Debian packages)', () => {
       return file;
     }
 
-    it('kills a run that exceeds its time limit (failed)', async () => {
-      const binary = await program('hangs', 'sleep 30');
-      const started = Date.now();
-      const error = await rejection(new ApertiumTranslator({ binary, timeoutMs: 300 }).translate(['x'], { source: 'en', target: 'es' }));
+    it('kills the whole pipeline of a run that exceeds its time limit (failed)', async () => {
+      // Like the real `apertium` script: a shell whose pipeline (here a subshell) holds its output open.
+      // Had the pipeline run to its end, it would have left `ran-out` behind.
+      const binary = await program(
+        'hangs',
+        `(sleep 30; echo > "${dir}/ran-out") &\necho $$ $! > "${dir}/hangs.pids"\nwait`,
+      );
+      const error = await rejection(new ApertiumTranslator({ binary, timeoutMs: 1_000 }).translate(['x'], { source: 'en', target: 'es' }));
       assert.equal(error.code, 'failed');
       assert.match(error.message, /timed out/);
-      assert.ok(Date.now() - started < 5_000);
+      const pids = (await readFile(path.join(dir, 'hangs.pids'), 'utf8')).trim().split(' ').map(Number);
+      assert.equal(pids.length, 2);
+      for (const pid of pids) assert.ok(await isDead(pid), `process ${pid} of the pipeline is still running`);
+      await assert.rejects(stat(path.join(dir, 'ran-out')), { code: 'ENOENT' }, 'the pipeline ran to its end');
     });
 
     it('reports a crash or an empty answer as failed, a missing program as unavailable', async () => {

@@ -3,9 +3,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
-import { client } from '../support/app.js';
+import { client, waitForJob } from '../support/app.js';
 import { FakeOpenAiEmbeddingsServer } from '../support/fake-openai-embeddings.server.js';
+import { pollUntil } from '../support/poll.js';
 import { startServerProcess, stopServerProcess } from '../support/process.js';
+
+/** A resumed job redoes its work after a restart: it gets longer than the default wait, within the suite's timeout. */
+const RESUMED_JOB_TIMEOUT_MS = 90_000;
 
 describe('a Lore process killed in the middle of an ingestion job', function () {
   this.timeout(180_000);
@@ -32,22 +36,24 @@ describe('a Lore process killed in the middle of an ingestion job', function () 
     const content = 'Every chunk must be written exactly once, even across a crash. '.repeat(4000);
     const { job_id: jobId, document_id: documentId } = (await api('POST', '/v1/documents', { knowledge_base_id: kb, title: 'big', content })).body;
 
-    let job;
-    do {
-      await new Promise((r) => setTimeout(r, 50));
-      job = (await api('GET', `/v1/jobs/${jobId}`)).body;
-    } while (!(job.status === 'processing' && job.processed_chunks > 0));
-    assert.ok(job.processed_chunks < job.total_chunks, 'killed in the middle');
+    let seen: any;
+    const started = await pollUntil(
+      `job ${jobId} to have written its first chunks`,
+      async () => {
+        seen = (await api('GET', `/v1/jobs/${jobId}`)).body;
+        return seen.status === 'processing' && seen.processed_chunks > 0 ? seen : undefined;
+      },
+      { lastSeen: () => JSON.stringify(seen) },
+    );
+    assert.ok(started.processed_chunks < started.total_chunks, 'killed in the middle');
     await stopServerProcess(first, 'SIGKILL');
 
     fake.delayMs = 0;
     const second = await startServerProcess({ ...env, LOG_LEVEL: 'info' });
+    let job: any;
     try {
       const api2 = client(second.url, tenant.api_key);
-      do {
-        await new Promise((r) => setTimeout(r, 100));
-        job = (await api2('GET', `/v1/jobs/${jobId}`)).body;
-      } while (job.status !== 'completed' && job.status !== 'failed');
+      job = await waitForJob(second, tenant.api_key, jobId, RESUMED_JOB_TIMEOUT_MS);
       assert.equal(job.status, 'completed');
       assert.equal(job.attempts, 2);
       assert.equal(job.processed_chunks, job.total_chunks);
@@ -80,7 +86,7 @@ describe('a Lore process killed in the middle of an ingestion job', function () 
     const storing = await startServerProcess({ ...env, JOBS_ENABLED: 'false' });
     const token = (await fs.readFile(path.join(dataDir, 'admin-token'), 'utf8')).trim();
     const tenant = (await client(storing.url, token)('POST', '/internal/v1/tenants', { name: 'batch crash', plan: 'enterprise' })).body;
-    let api = client(storing.url, tenant.api_key);
+    const api = client(storing.url, tenant.api_key);
     const kb = (await api('POST', '/v1/knowledge-bases', { name: 'k', dimensions: 16 })).body.id;
     const stored: Array<{ job_id: string; document_id: string }> = [];
     for (let i = 0; i < 12; i++) {
@@ -93,7 +99,10 @@ describe('a Lore process killed in the middle of an ingestion job', function () 
     fake.delayMs = 250;
     const before = fake.requests.length;
     const working = await startServerProcess(env);
-    while (fake.requests.length < before + 3) await new Promise((r) => setTimeout(r, 10));
+    await pollUntil('the third embedding request of the batch', () => fake.requests.length >= before + 3, {
+      intervalMs: 10,
+      lastSeen: () => `${fake.requests.length - before} requests`,
+    });
     await stopServerProcess(working, 'SIGKILL');
     const killed = await openPgliteDatabase(path.join(dataDir, 'pgdata'));
     try {
@@ -111,15 +120,7 @@ describe('a Lore process killed in the middle of an ingestion job', function () 
     const resuming = await startServerProcess(env);
     const jobs = [];
     try {
-      api = client(resuming.url, tenant.api_key);
-      for (const s of stored) {
-        let job;
-        do {
-          await new Promise((r) => setTimeout(r, 50));
-          job = (await api('GET', `/v1/jobs/${s.job_id}`)).body;
-        } while (job.status !== 'completed' && job.status !== 'failed');
-        jobs.push(job);
-      }
+      for (const s of stored) jobs.push(await waitForJob(resuming, tenant.api_key, s.job_id, RESUMED_JOB_TIMEOUT_MS));
       assert.ok(resuming.output().includes('resuming jobs interrupted by a previous run'));
     } finally {
       await stopServerProcess(resuming);

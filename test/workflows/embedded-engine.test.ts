@@ -7,6 +7,7 @@ import { openPgliteDatabase } from '../../core/db/pglite.database.js';
 import { EmbeddedWorkflowEngine, sanitizeJobError } from '../../workflows/embedded-engine.js';
 import { type TestApp, client, createTenant, startTestApp, waitForJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+import { pollUntil } from '../support/poll.js';
 import { FakeOpenAiEmbeddingsServer } from '../support/fake-openai-embeddings.server.js';
 
 const SENTENCE = 'Durable jobs survive crashes because their state lives in the database. ';
@@ -60,7 +61,7 @@ for (const database of testDatabases()) {
       assert.equal(job.attempts, 3);
       assert.ok(job.error && job.error.length > 0);
       assert.ok(!job.error.includes('127.0.0.1') && !job.error.includes('\n'), job.error);
-      assert.ok(Date.parse(job.completed_at) > 0);
+      assert.ok(Date.parse(job.completed_at!) > 0);
       const doc = (await api('GET', `/v1/documents/${documentId}`)).body;
       assert.equal(doc.status, 'failed');
       assert.equal(doc.chunk_count, 0);
@@ -74,12 +75,15 @@ for (const database of testDatabases()) {
       try {
         const { api, jobId } = await ingest(SENTENCE.repeat(3000));
         const seen = new Set<string>();
-        let job;
-        do {
-          job = (await api('GET', `/v1/jobs/${jobId}`)).body;
-          seen.add(`${job.status}:${job.processed_chunks > 0 && job.processed_chunks < job.total_chunks ? 'partial' : job.processed_chunks}`);
-          await new Promise((r) => setTimeout(r, 30));
-        } while (job.status !== 'completed' && job.status !== 'failed');
+        const job = await pollUntil(
+          `job ${jobId} to complete or fail`,
+          async () => {
+            const current = (await api('GET', `/v1/jobs/${jobId}`)).body;
+            seen.add(`${current.status}:${current.processed_chunks > 0 && current.processed_chunks < current.total_chunks ? 'partial' : current.processed_chunks}`);
+            return current.status === 'completed' || current.status === 'failed' ? current : undefined;
+          },
+          { intervalMs: 30, lastSeen: () => [...seen].join(' ') },
+        );
         assert.equal(job.status, 'completed');
         assert.ok(job.total_chunks > 64 * 2, `total ${job.total_chunks}`);
         assert.ok(seen.has('processing:partial'), [...seen].join(' '));
@@ -150,7 +154,7 @@ describe('embedded job engine on PGlite with a backlog', () => {
     setTimeout(() => (doneWhenTheTimerFired = done), 0);
     await engine.start();
     try {
-      while (done < jobs) await new Promise((resolve) => setImmediate(resolve));
+      await pollUntil(`the ${jobs} jobs to be done`, () => done === jobs, { intervalMs: 0, lastSeen: () => `${done} done` });
       assert.ok(doneWhenTheTimerFired >= 0 && doneWhenTheTimerFired < jobs, `the timer fired after ${doneWhenTheTimerFired} of ${jobs} jobs`);
     } finally {
       await engine.stop();
@@ -181,7 +185,7 @@ describe('embedded job engine on PGlite with a backlog', () => {
     await engine.start();
     try {
       // Wait for the job to be under way, then set a timer.
-      while (step === 0) await new Promise((resolve) => setImmediate(resolve));
+      await pollUntil('the job to be under way', () => step > 0, { intervalMs: 0 });
       const stepWhenTheTimerFired = await new Promise<number>((resolve) => setTimeout(() => resolve(finished ? steps : step), 0));
       assert.ok(stepWhenTheTimerFired < steps, 'the timer waited for the whole job');
     } finally {
