@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { FlatKeywordIndex } from '../../core/adapters/flat.keyword-index.js';
-import { FlatVectorIndex } from '../../core/adapters/flat.vector-index.js';
-import { KeywordPostings } from '../../core/adapters/keyword-postings.js';
+import { FlatKeywordIndex } from '../../core/adapters/flat-index/flat.keyword-index.js';
+import { FlatVectorIndex } from '../../core/adapters/flat-index/flat.vector-index.js';
+import { KeywordPostings } from '../../core/adapters/flat-index/keyword-postings.js';
 import type { Database } from '../../core/db/database.js';
 import { tsvectorCounts } from '../../core/db/tsvector.js';
 import { TEXT_SEARCH_CONFIG } from '../../core/ingestion/ingestion.service.js';

@@ -1,8 +1,8 @@
-import type { Queryable } from '../db/database.js';
-import type { KeywordHit, KeywordIndex, KeywordSearchParams } from '../ports/keyword-index.js';
-import type { ChunkFilter, CorpusChunkFilter } from '../search/chunk-filter.js';
+import type { Queryable } from '../../db/database.js';
+import type { KeywordHit, KeywordIndex, KeywordSearchParams } from '../../ports/keyword-index.js';
+import type { ChunkFilter, CorpusChunkFilter } from '../../search/chunk-filter.js';
 import type { FlatVectorIndex } from './flat.vector-index.js';
-import { PostgresKeywordIndex } from './postgres.keyword-index.js';
+import { PostgresKeywordIndex } from '../postgres.keyword-index.js';
 
 /**
  * The embedded topology's keyword search: the flat vector index's segments also keep each chunk's

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { Database, SqlParam } from '../db/database.js';
-import { EmbeddingReader } from '../db/embeddings.js';
-import { turnEventLoop } from '../shared/event-loop.js';
-import { type DocumentIndexed, type KnownVectors, type VectorHit, type VectorIndex, type VectorIndexStatus, compareHits } from '../ports/vector-index.js';
+import type { Database, SqlParam } from '../../db/database.js';
+import { EmbeddingReader } from '../../db/embeddings.js';
+import { turnEventLoop } from '../../shared/event-loop.js';
+import { type DocumentIndexed, type KnownVectors, type VectorHit, type VectorIndex, type VectorIndexStatus, compareHits } from '../../ports/vector-index.js';
 import {
   type ChunkFilter,
   type CorpusChunkFilter,
@@ -12,13 +12,13 @@ import {
   metadataMatcher,
   recordFilterLabels,
   recordLabels,
-} from '../search/chunk-filter.js';
-import { tsvectorCounts } from '../db/tsvector.js';
-import { type KeywordHit, compareKeywordHits } from '../ports/keyword-index.js';
+} from '../../search/chunk-filter.js';
+import { tsvectorCounts } from '../../db/tsvector.js';
+import { type KeywordHit, compareKeywordHits } from '../../ports/keyword-index.js';
 import { KeywordPostings } from './keyword-postings.js';
-import { withFrequencies, wordSelections } from '../search/search.repository.js';
-import { PgVectorIndex } from './pgvector.vector-index.js';
-import { type ScanMatches, VectorScanner, scanNow } from './vector-scanner.js';
+import { withFrequencies, wordSelections } from '../../search/search.repository.js';
+import { PgVectorIndex } from '../pgvector.vector-index.js';
+import { type ScanMatches, VectorScanner, scanNow } from './scan/vector-scanner.js';
 
 export interface FlatVectorIndexOptions {
   /** Threads one exact scan may use (0: every core but one; see VectorScanner). */
