@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { FlatVectorIndex, type IndexedDocument, type Owner, Segment, quantize } from '../../core/adapters/flat-index/flat.vector-index.js';
+import { FlatVectorIndex } from '../../core/adapters/flat-index/flat.vector-index.js';
+import { VectorScanner } from '../../core/adapters/flat-index/scan/vector-scanner.js';
+import { type IndexedDocument, type Owner, Segment, quantize } from '../../core/adapters/flat-index/segment.js';
 import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
-import { VectorScanner } from '../../core/adapters/flat-index/scan/vector-scanner.js';
 import { type ChunkFilter, documentFilterLabels, documentLabels, documentMatcher } from '../../core/search/chunk-filter.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
