@@ -13,7 +13,7 @@ import {
   recordFilterLabels,
   recordLabels,
 } from '../../search/chunk-filter.js';
-import { withFrequencies, wordSelections } from '../../search/search.repository.js';
+import { withFrequencies, wordSelections } from '../../search/search-sql.js';
 import { PgVectorIndex } from '../pgvector.vector-index.js';
 import { ChunkLoader } from './chunk.loader.js';
 import { VectorScanner } from './scan/vector-scanner.js';
