@@ -14,7 +14,6 @@ import {
   recordLabels,
 } from '../../search/chunk-filter.js';
 import { withFrequencies, wordSelections } from '../../search/search-sql.js';
-import { PgVectorIndex } from '../pgvector.vector-index.js';
 import { ChunkLoader } from './chunk.loader.js';
 import { VectorScanner } from './scan/vector-scanner.js';
 import { type IndexedDocument, type IndexedRecord, type Owner, Segment, quantize } from './segment.js';
@@ -72,8 +71,6 @@ function segmentOf<O extends Owner>(segments: Map<string, Segment<O>>, id: strin
 export class FlatVectorIndex implements VectorIndex {
   readonly kind = 'flat';
   private readonly options: FlatVectorIndexOptions;
-  /** Searches while the index is loading: the database, exactly (no HNSW indexes to keep up). */
-  private readonly fallback: PgVectorIndex;
   private readonly knowledgeBases = new Map<string, Segment<IndexedDocument>>();
   /**
    * Per knowledge base, the lexemes of chunks embedded by another embedder than the one in use
@@ -93,11 +90,12 @@ export class FlatVectorIndex implements VectorIndex {
   constructor(
     private readonly db: Database,
     private readonly embedderId: string,
+    /** Searches while the index is loading (the database's exact search: see createVectorIndex). */
+    private readonly fallback: Pick<VectorIndex, 'search' | 'searchCorpora'>,
     private readonly log: Pick<Logger, 'info' | 'error'>,
     options: Partial<FlatVectorIndexOptions> = {},
   ) {
     this.options = { ...DEFAULT_FLAT_OPTIONS, ...options };
-    this.fallback = new PgVectorIndex(db, { graphs: false });
     this.scanner = new VectorScanner(this.options.threads, this.options.workerMinBytes);
     this.loader = new ChunkLoader(db, embedderId, { keywords: this.options.keywords, pageSize: this.options.loadPageSize });
   }
