@@ -44,11 +44,11 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type { RequestContext } from '../core/context.js';
 import type { Database } from '../core/db/database.js';
-import { PostgresKeywordIndex } from '../core/adapters/postgres.keyword-index.js';
+import { LexemeFrequencies, PostgresKeywordIndex, keywordSearch } from '../core/adapters/postgres.keyword-index.js';
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from '../core/search/fusion.js';
-import { LexemeFrequencies, keywordSearch, queryLexemes } from '../core/search/search.repository.js';
+import { queryLexemes } from '../core/search/search.repository.js';
 import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService } from '../core/search/search.service.js';
 import { SqlParams } from '../core/shared/sql-params.js';
@@ -208,7 +208,7 @@ interface Candidates {
 const ALL_TEXT_SEARCH_CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
 
 /**
- * Diagnostics only: `keywordSearch` (core/search/search.repository.ts) as it ranked before, by
+ * Diagnostics only: `keywordSearch` (core/adapters/postgres.keyword-index.ts) as it ranked before, by
  * ts_rank_cd, with every query word selecting rows. For an OR of lexemes, cover density counts
  * occurrences of any one term, so a frequent word outweighs matching several; ts_rank rewards every
  * distinct term matched.

@@ -11,10 +11,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { ColumnVectors, type ScanMatches } from '../core/adapters/column-scan.js';
-import { quantize } from '../core/adapters/flat.vector-index.js';
+import { ColumnVectors, type ScanMatches } from '../core/adapters/flat-index/scan/column-scan.js';
+import { scanNow } from '../core/adapters/flat-index/scan/vector-scanner.js';
+import { quantize } from '../core/adapters/flat-index/segment.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
-import { scanNow } from '../core/adapters/vector-scanner.js';
 import { DEFAULT_CHUNKING, chunkText } from '../core/ingestion/chunker.js';
 import { DEFAULT_DIMENSIONS } from '../core/knowledge-bases/knowledge-base.schema.js';
 import { SyntheticCorpus } from './corpus.js';

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import { ApertiumTranslator } from '../core/adapters/apertium.translator.js';
 import { CompositeTranslator } from '../core/adapters/composite.translator.js';
 import { DeepLTranslator } from '../core/adapters/deepl.translator.js';
-import { FlatKeywordIndex } from '../core/adapters/flat.keyword-index.js';
-import { FlatVectorIndex } from '../core/adapters/flat.vector-index.js';
+import { FlatKeywordIndex } from '../core/adapters/flat-index/flat.keyword-index.js';
+import { FlatVectorIndex } from '../core/adapters/flat-index/flat.vector-index.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { LibreTranslateTranslator } from '../core/adapters/libretranslate.translator.js';
 import { OpenAiEmbedder } from '../core/adapters/openai.embedder.js';
@@ -43,14 +43,17 @@ export function createEmbedder(config: AdapterConfig): Embedder {
 
 export function createVectorIndex(db: Database, config: AdapterConfig, embedder: Embedder, log: Logger): VectorIndex {
   const v = config.vectorIndex;
-  return v.kind === 'flat'
-    ? new FlatVectorIndex(db, embedder.id, log.child({ component: 'vector-index' }), { threads: v.searchThreads, keywords: config.keywordIndex === 'flat' })
-    : new PgVectorIndex(db, v);
+  if (v.kind !== 'flat') return new PgVectorIndex(db, v);
+  // While the flat index loads, the database searches exactly, with no HNSW indexes to keep up.
+  const loading = new PgVectorIndex(db, { graphs: false });
+  return new FlatVectorIndex(db, embedder.id, loading, log.child({ component: 'vector-index' }), { threads: v.searchThreads, keywords: config.keywordIndex === 'flat' });
 }
 
 /** The keyword search the configuration asks for: in memory over a flat vector index's lexemes, or in the database. */
 export function createKeywordIndex(db: Database, config: AdapterConfig, vectorIndex: VectorIndex): KeywordIndex {
-  return config.keywordIndex === 'flat' && vectorIndex instanceof FlatVectorIndex ? new FlatKeywordIndex(db, vectorIndex) : new PostgresKeywordIndex(db);
+  const database = new PostgresKeywordIndex(db);
+  // The flat keyword index searches the database until the flat vector index has loaded.
+  return config.keywordIndex === 'flat' && vectorIndex instanceof FlatVectorIndex ? new FlatKeywordIndex(vectorIndex, database) : database;
 }
 
 /**

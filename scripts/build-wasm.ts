@@ -1,7 +1,7 @@
 /**
  * Compiles the WebAssembly text sources of the product into TypeScript modules holding their
  * binary (base64), so running Lore needs no WebAssembly toolchain: `npm run build:wasm` after
- * editing a `.wat` file. test/adapters/column-scan.test.ts checks that each module matches its source.
+ * editing a `.wat` file. test/unit/column-scan.test.ts checks that each module matches its source.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import wabt from 'wabt';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The WebAssembly sources and the modules generated from them. */
-export const WASM_SOURCES = [{ source: 'core/adapters/column-scan.wat', module: 'core/adapters/column-scan.wasm.ts', name: 'COLUMN_SCAN_WASM' }];
+export const WASM_SOURCES = [{ source: 'core/adapters/flat-index/scan/column-scan.wat', module: 'core/adapters/flat-index/scan/column-scan.wasm.ts', name: 'COLUMN_SCAN_WASM' }];
 
 /** The binary of a `.wat` file (SIMD enabled). */
 export async function compileWat(file: string): Promise<Uint8Array> {

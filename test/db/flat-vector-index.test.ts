@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { FlatVectorIndex, type IndexedDocument, type Owner, Segment, quantize } from '../../core/adapters/flat.vector-index.js';
+import { FlatVectorIndex } from '../../core/adapters/flat-index/flat.vector-index.js';
+import { VectorScanner } from '../../core/adapters/flat-index/scan/vector-scanner.js';
+import { type IndexedDocument, type Owner, Segment, quantize } from '../../core/adapters/flat-index/segment.js';
 import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
-import { VectorScanner } from '../../core/adapters/vector-scanner.js';
 import { type ChunkFilter, documentFilterLabels, documentLabels, documentMatcher } from '../../core/search/chunk-filter.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
@@ -216,10 +217,10 @@ for (const database of testDatabases()) {
       }
       // A second index over the same database, loaded from the tables as at start-up.
       // Every segment on the worker thread, as large ones are in production.
-      index = new FlatVectorIndex(await database.get(), embedder.id, silent, { threads: 1, workerMinBytes: 0 });
+      exact = new PgVectorIndex(await database.get(), { graphs: false });
+      index = new FlatVectorIndex(await database.get(), embedder.id, exact, silent, { threads: 1, workerMinBytes: 0 });
       await index.start();
       await index.loaded;
-      exact = new PgVectorIndex(await database.get(), { graphs: false });
     });
 
     after(async () => {
@@ -324,7 +325,7 @@ for (const database of testDatabases()) {
     });
 
     it('serves searches from the database until it has loaded', async () => {
-      const fresh = new FlatVectorIndex(await database.get(), embedder.id, silent);
+      const fresh = new FlatVectorIndex(await database.get(), embedder.id, exact, silent);
       // Not started: nothing in memory, so every answer comes from the exact database scan.
       const other = await createTenant(app, 'standard');
       const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x', dimensions: DIMENSIONS })).body.id;
@@ -341,7 +342,7 @@ for (const database of testDatabases()) {
     });
 
     it('lets the event loop turn while it loads (timers and requests do not wait for the whole load)', async () => {
-      const fresh = new FlatVectorIndex(await database.get(), embedder.id, silent, { loadPageSize: 5 });
+      const fresh = new FlatVectorIndex(await database.get(), embedder.id, exact, silent, { loadPageSize: 5 });
       let loaded = false;
       let timerFiredWhileLoading = false;
       await fresh.start();

@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { FlatKeywordIndex } from '../../core/adapters/flat.keyword-index.js';
-import { FlatVectorIndex } from '../../core/adapters/flat.vector-index.js';
-import { KeywordPostings } from '../../core/adapters/keyword-postings.js';
+import { FlatKeywordIndex } from '../../core/adapters/flat-index/flat.keyword-index.js';
+import { FlatVectorIndex } from '../../core/adapters/flat-index/flat.vector-index.js';
+import { KeywordPostings } from '../../core/adapters/flat-index/keyword-postings.js';
+import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
+import { PostgresKeywordIndex } from '../../core/adapters/postgres.keyword-index.js';
 import type { Database } from '../../core/db/database.js';
 import { tsvectorCounts } from '../../core/db/tsvector.js';
 import { TEXT_SEARCH_CONFIG } from '../../core/ingestion/ingestion.service.js';
 import { type ChunkFilter, chunkFilterSql } from '../../core/search/chunk-filter.js';
-import { type QueryWord, matchQueries, queryLexemes } from '../../core/search/search.repository.js';
+import { type QueryWord, matchQueries } from '../../core/search/search-sql.js';
+import { queryLexemes } from '../../core/search/search.repository.js';
 import { SqlParams } from '../../core/shared/sql-params.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
@@ -171,10 +174,10 @@ for (const database of testDatabases()) {
           documents.push({ id: documentId, team });
         }
         // An index of its own, loaded from the tables as at start-up (the app's was told of each document).
-        index = new FlatVectorIndex(db, app.services.adapters.embedder.id, silent, { threads: 1 });
+        index = new FlatVectorIndex(db, app.services.adapters.embedder.id, new PgVectorIndex(db, { graphs: false }), silent, { threads: 1 });
         await index.start();
         await index.loaded;
-        flat = new FlatKeywordIndex(db, index);
+        flat = new FlatKeywordIndex(index, new PostgresKeywordIndex(db));
       });
 
       after(async () => {

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import type { Database } from '../../core/db/database.js';
 import { migrate } from '../../core/db/migrator.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
-import { LexemeFrequencies, MATCH_ROW_BUDGET, MAX_MATCH_FREQUENCY, keywordSearch, matchQueries, queryLexemes } from '../../core/search/search.repository.js';
+import { LexemeFrequencies, keywordSearch } from '../../core/adapters/postgres.keyword-index.js';
+import { MATCH_ROW_BUDGET, MAX_MATCH_FREQUENCY, matchQueries } from '../../core/search/search-sql.js';
+import { queryLexemes } from '../../core/search/search.repository.js';
 import { type TestApp, createTenant, ingest, startTestApp } from '../support/app.js';
 
 describe('keyword search: which rows are ranked', () => {

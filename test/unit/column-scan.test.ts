@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ColumnVectors, type ScanMatches } from '../../core/adapters/column-scan.js';
-import { quantize } from '../../core/adapters/flat.vector-index.js';
-import { scanNow } from '../../core/adapters/vector-scanner.js';
+import { ColumnVectors, type ScanMatches } from '../../core/adapters/flat-index/scan/column-scan.js';
+import { scanNow } from '../../core/adapters/flat-index/scan/vector-scanner.js';
+import { quantize } from '../../core/adapters/flat-index/segment.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { WASM_SOURCES, compileWat, wasmModuleText } from '../../scripts/build-wasm.js';
 

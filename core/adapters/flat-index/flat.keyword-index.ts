@@ -1,8 +1,13 @@
-import type { Queryable } from '../db/database.js';
-import type { KeywordHit, KeywordIndex, KeywordSearchParams } from '../ports/keyword-index.js';
-import type { ChunkFilter, CorpusChunkFilter } from '../search/chunk-filter.js';
-import type { FlatVectorIndex } from './flat.vector-index.js';
-import { PostgresKeywordIndex } from './postgres.keyword-index.js';
+import type { KeywordHit, KeywordIndex, KeywordSearchParams } from '../../ports/keyword-index.js';
+import type { ChunkFilter, CorpusChunkFilter } from '../../search/chunk-filter.js';
+
+/** The in-memory keyword search over the flat vector index's segments (FlatVectorIndex). */
+export interface SegmentKeywordSearch {
+  /** Whether keyword searches can be served from memory now (the index keeps lexemes and has loaded). */
+  readonly servesKeywords: boolean;
+  keywordSearch(params: KeywordSearchParams & { filter: ChunkFilter }): Promise<KeywordHit[]>;
+  keywordSearchCorpora(params: KeywordSearchParams & { filter: CorpusChunkFilter }): Promise<KeywordHit[]>;
+}
 
 /**
  * The embedded topology's keyword search: the flat vector index's segments also keep each chunk's
@@ -14,18 +19,16 @@ import { PostgresKeywordIndex } from './postgres.keyword-index.js';
  * common ones only rank), but never narrowed further to keep the cost down, as the database search
  * must be.
  *
- * Until the flat index has loaded (start-up), searches go to the database.
+ * Until the flat index has loaded (start-up), searches go to `fallback` (the database's search: see
+ * createKeywordIndex).
  */
 export class FlatKeywordIndex implements KeywordIndex {
   readonly kind = 'flat';
-  private readonly fallback: PostgresKeywordIndex;
 
   constructor(
-    db: Queryable,
-    private readonly index: FlatVectorIndex,
-  ) {
-    this.fallback = new PostgresKeywordIndex(db);
-  }
+    private readonly index: SegmentKeywordSearch,
+    private readonly fallback: KeywordIndex,
+  ) {}
 
   search(params: KeywordSearchParams & { filter: ChunkFilter }): Promise<KeywordHit[]> {
     return this.index.servesKeywords ? this.index.keywordSearch(params) : this.fallback.search(params);

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type * as UsearchModule from 'usearch';
-import { typescriptWorkerSource } from '../shared/typescript-worker.js';
+import { typescriptWorkerSource } from '../../../shared/typescript-worker.js';
 import type { ScanMatches } from './column-scan.js';
 import type { ScanReply, ScannerMessage } from './vector-scan.worker.js';
 

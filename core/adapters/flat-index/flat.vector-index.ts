@@ -1,0 +1,344 @@
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.js';
+import { tsvectorCounts } from '../../db/tsvector.js';
+import { type KeywordHit, compareKeywordHits } from '../../ports/keyword-index.js';
+import { type DocumentIndexed, type KnownVectors, type VectorHit, type VectorIndex, type VectorIndexStatus, compareHits } from '../../ports/vector-index.js';
+import {
+  type ChunkFilter,
+  type CorpusChunkFilter,
+  documentFilterLabels,
+  documentLabels,
+  documentMatcher,
+  metadataMatcher,
+  recordFilterLabels,
+  recordLabels,
+} from '../../search/chunk-filter.js';
+import { withFrequencies, wordSelections } from '../../search/search-sql.js';
+import { ChunkLoader } from './chunk.loader.js';
+import { VectorScanner } from './scan/vector-scanner.js';
+import { type IndexedDocument, type IndexedRecord, type Owner, Segment, quantize } from './segment.js';
+
+export interface FlatVectorIndexOptions {
+  /** Threads one exact scan may use (0: every core but one; see VectorScanner). */
+  threads: number;
+  /** Rows read back from the database per round trip while loading. */
+  loadPageSize: number;
+  /**
+   * Segments of at least this many bytes of vectors are scanned on a worker thread (see
+   * VectorScanner); smaller ones, whose scan costs less than the round trip, on the caller's.
+   * 4 MiB is ~4,000 chunks of 1,024 dimensions, a scan of ~0.2 ms.
+   */
+  workerMinBytes: number;
+  /**
+   * Whether segments also keep their chunks' lexemes, for the in-memory keyword search
+   * (FlatKeywordIndex; KEYWORD_INDEX=flat).
+   */
+  keywords: boolean;
+}
+
+export const DEFAULT_FLAT_OPTIONS: FlatVectorIndexOptions = { threads: 0, loadPageSize: 1000, workerMinBytes: 4 * 1024 * 1024, keywords: true };
+
+/** What one search reads: segments, the test of their owners (null: every owner passes), and labels every passing owner carries. */
+interface SearchTarget<O extends Owner> {
+  segments: Array<Segment<O>>;
+  accept: ((owner: O) => boolean) | null;
+  labels: readonly string[];
+}
+
+/** The segment of a knowledge base or corpus, made on first use. */
+function segmentOf<O extends Owner>(segments: Map<string, Segment<O>>, id: string, make: () => Segment<O>): Segment<O> {
+  let segment = segments.get(id);
+  if (!segment) segments.set(id, (segment = make()));
+  return segment;
+}
+
+/**
+ * The embedded topology's vector index: every searchable chunk's vector, quantized to int8, in this
+ * process's memory (one segment per knowledge base and per corpus), searched by an exact SIMD scan
+ * (usearch's `exactSearch`). Exact, so recall is that of int8 against float32 (~0.99 at 10), with
+ * filters evaluated per document inside the scan; adding a chunk costs a copy, not a graph insert.
+ * A scan reads every candidate row: ~5 ms per 100,000 chunks of 1,024 dimensions on this
+ * project's 2-core machine, growing linearly — past a few hundred thousand chunks per knowledge
+ * base a graph index (pgvector HNSW on a server, or Qdrant) is the better trade.
+ *
+ * The database stays the source of truth: at start-up the index is read from the chunk tables in
+ * the background (searches go to the database meanwhile, exactly), and the change notifications
+ * keep it current. Notifications are applied one at a time, in the order they arrive, and a
+ * removal applies once more after every earlier notification, so a late one never resurrects a
+ * deleted document. Meant for one process per database (the embedded topology): a second process
+ * writing to the same database would not notify this one.
+ */
+export class FlatVectorIndex implements VectorIndex {
+  readonly kind = 'flat';
+  private readonly options: FlatVectorIndexOptions;
+  private readonly knowledgeBases = new Map<string, Segment<IndexedDocument>>();
+  /**
+   * Per knowledge base, the lexemes of chunks embedded by another embedder than the one in use
+   * (after a change of model): vector search skips them, keyword search still finds them.
+   */
+  private readonly otherEmbedders = new Map<string, Segment<IndexedDocument>>();
+  private readonly corpora = new Map<string, Segment<IndexedRecord>>();
+  /** Loading, then each notification, in order. */
+  private queue: Promise<void> = Promise.resolve();
+  private loadedFlag = false;
+  private closed = false;
+  /** Resolves when the start-up load finished (searches are served from memory from then on). */
+  loaded: Promise<void> = Promise.resolve();
+  private readonly scanner: VectorScanner;
+  private readonly loader: ChunkLoader;
+
+  constructor(
+    private readonly db: Database,
+    private readonly embedderId: string,
+    /** Searches while the index is loading (the database's exact search: see createVectorIndex). */
+    private readonly fallback: Pick<VectorIndex, 'search' | 'searchCorpora'>,
+    private readonly log: Pick<Logger, 'info' | 'error'>,
+    options: Partial<FlatVectorIndexOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_FLAT_OPTIONS, ...options };
+    this.scanner = new VectorScanner(this.options.threads, this.options.workerMinBytes);
+    this.loader = new ChunkLoader(db, embedderId, { keywords: this.options.keywords, pageSize: this.options.loadPageSize });
+  }
+
+  /**
+   * Drops the database's HNSW indexes (every insert would otherwise pay for a graph nobody
+   * searches; the pgvector adapter builds them again when it is chosen), then loads in the background.
+   */
+  start(): Promise<void> {
+    const started = Date.now();
+    this.loaded = this.enqueue(async () => {
+      const { rows } = await this.db.query<{ indexname: string }>(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()
+           AND tablename IN ('chunks', 'platform_chunks') AND indexdef ILIKE '%USING hnsw%'`,
+      );
+      for (const r of rows) await this.db.exec(`DROP INDEX IF EXISTS "${r.indexname.replace(/"/g, '""')}"`);
+      const chunks = (await this.loadDocuments(null)) + (await this.loadRecords(null, null));
+      this.loadedFlag = true;
+      this.log.info({ chunks, ms: Date.now() - started }, 'vector index loaded');
+    });
+    this.loaded.catch((err: unknown) => this.log.error({ err }, 'loading the vector index failed; searches stay on the database'));
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.queue.catch(() => undefined);
+    await this.scanner.close();
+  }
+
+  status(): Promise<VectorIndexStatus> {
+    const state = this.loadedFlag ? 'ok' : 'missing';
+    return Promise.resolve({ tenant: state, corpus: state });
+  }
+
+  async ensureDimensions(): Promise<void> {
+    // Segments take any dimension.
+  }
+
+  /** Whether keyword searches can be served from memory now (the index keeps lexemes and has loaded). */
+  get servesKeywords(): boolean {
+    return this.options.keywords && this.loadedFlag;
+  }
+
+  /**
+   * The in-memory keyword search (FlatKeywordIndex): the `limit` chunks best ranked by ts_rank for
+   * the OR of the query words' lexemes (`words`: each word's lexemes), over the filter's knowledge
+   * bases (chunks of every embedder, as the database search), with the filter applied per
+   * document inside the ranking. Which chunks are ranked is chosen by the words' share of the
+   * searched chunks, as the database search chooses (`wordSelections`), with no row budget. Call it
+   * only while `servesKeywords`.
+   */
+  async keywordSearch(params: { filter: ChunkFilter; words: ReadonlyArray<readonly string[]>; limit: number }): Promise<KeywordHit[]> {
+    // Changes notified before this search apply first.
+    await this.queue;
+    return this.keywordHits(this.tenantTarget(params.filter, true), params);
+  }
+
+  /** As `keywordSearch`, over platform corpus chunks (those of the embedder in use, which the index holds). */
+  async keywordSearchCorpora(params: { filter: CorpusChunkFilter; words: ReadonlyArray<readonly string[]>; limit: number }): Promise<KeywordHit[]> {
+    await this.queue;
+    return this.keywordHits(this.corpusTarget(params.filter), params);
+  }
+
+  /**
+   * What a search over a tenant's knowledge bases reads: their segments (with `otherEmbedders`, the
+   * lexeme-only segments of other embedders' chunks too, unless the filter names an embedder),
+   * those of another tenant left out whatever ids the caller passed; its documents' test; and the
+   * labels every accepted document carries.
+   */
+  private tenantTarget(filter: ChunkFilter, otherEmbedders = false): SearchTarget<IndexedDocument> {
+    const ids = filter.knowledgeBaseIds;
+    const segments = [
+      ...(!filter.embedder || filter.embedder === this.embedderId ? ids.map((id) => this.knowledgeBases.get(id)) : []),
+      ...(otherEmbedders && !filter.embedder ? ids.map((id) => this.otherEmbedders.get(id)) : []),
+    ];
+    return {
+      segments: segments.filter((s): s is Segment<IndexedDocument> => s?.tenantId === filter.scope.tenantId),
+      accept: documentMatcher(filter),
+      labels: documentFilterLabels(filter),
+    };
+  }
+
+  /** As `tenantTarget`, for corpora (whose segments hold the embedder in use's chunks only). */
+  private corpusTarget(filter: CorpusChunkFilter): SearchTarget<IndexedRecord> {
+    const matches = metadataMatcher(filter);
+    const segments = !filter.embedder || filter.embedder === this.embedderId ? filter.corpusIds.map((id) => this.corpora.get(id)) : [];
+    return {
+      segments: segments.filter((s): s is Segment<IndexedRecord> => s !== undefined),
+      accept: matches && ((record: IndexedRecord) => matches(record.metadata)),
+      labels: recordFilterLabels(filter),
+    };
+  }
+
+  private keywordHits<O extends Owner>(
+    { segments, accept, labels }: SearchTarget<O>,
+    params: { words: ReadonlyArray<readonly string[]>; limit: number },
+  ): KeywordHit[] {
+    const searched = [...new Set(segments)];
+    const rows = searched.reduce((n, s) => n + s.live, 0);
+    const words = withFrequencies(params.words, (l) => (rows ? searched.reduce((n, s) => n + s.rowsHolding(l), 0) / rows : 0));
+    const lexemes = words.flatMap((w) => w.lexemes);
+    for (const selection of wordSelections(words, rows, Infinity, false)) {
+      const groups = selection.groups.map((group) => group.map((w) => w.lexemes));
+      const hits = searched
+        .flatMap((segment) => segment.keywordHits(lexemes, params.limit, accept, labels, groups))
+        .sort(compareKeywordHits)
+        .slice(0, params.limit);
+      if (hits.length) return hits;
+    }
+    return [];
+  }
+
+  async search(params: { filter: ChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
+    if (!this.loadedFlag) return this.fallback.search(params);
+    // Changes notified before this search (a document that became ready) apply first.
+    await this.queue;
+    return this.nearest(this.tenantTarget(params.filter), params);
+  }
+
+  async searchCorpora(params: { filter: CorpusChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
+    if (!this.loadedFlag) return this.fallback.searchCorpora(params);
+    await this.queue;
+    return this.nearest(this.corpusTarget(params.filter), params);
+  }
+
+  /** The `limit` closest rows over these segments (those of the query's dimension), by one scan each. */
+  private async nearest<O extends Owner>(
+    { segments, accept, labels }: SearchTarget<O>,
+    params: { dimensions: number; vector: Float32Array; limit: number },
+  ): Promise<VectorHit[]> {
+    const query = quantize(params.vector);
+    const scans = [...new Set(segments)]
+      .filter((segment) => segment.dimensions === params.dimensions)
+      .map((segment) => segment.nearest(query, params.limit, accept, labels));
+    return (await Promise.all(scans)).flat().sort(compareHits).slice(0, params.limit);
+  }
+
+  /**
+   * Documents whose job wrote every chunk are added from what the job had in hand (nothing is read
+   * back: at ~4 chunks per document the reads cost a fifth of ingestion); the others are read from
+   * the tables. A document deleted meanwhile is removed again by its removal, queued after this.
+   */
+  documentsIndexed(documents: DocumentIndexed[]): Promise<void> {
+    return this.notice(async () => {
+      const unknown: string[] = [];
+      for (const doc of documents) {
+        const w = doc.written;
+        if (!w || (this.options.keywords && w.chunks.some((c) => c.tsvector === undefined))) {
+          unknown.push(doc.id);
+          continue;
+        }
+        const owner = { key: doc.id, rows: [], subTenantId: w.subTenantId, tags: w.tags, createdAt: w.createdAt, title: w.title };
+        const chunks = w.chunks.map((c) => ({ id: c.id, vector: c.vector, terms: this.options.keywords && c.tsvector !== undefined ? tsvectorCounts(c.tsvector) : undefined }));
+        this.knowledgeBaseSegment(w.knowledgeBaseId, w.dimensions, w.tenantId, w.subTenantId).put(owner, chunks);
+      }
+      if (unknown.length) await this.loadDocuments(unknown);
+    });
+  }
+
+  /** A knowledge base's segment: of the embedder in use, or (otherEmbedder) the lexemes of others' chunks. */
+  private knowledgeBaseSegment(id: string, dimensions: number, tenantId: string, subTenantId: string | null, otherEmbedder = false): Segment<IndexedDocument> {
+    return otherEmbedder
+      ? segmentOf(this.otherEmbedders, id, () => new Segment<IndexedDocument>(0, tenantId, subTenantId, undefined, documentLabels, true))
+      : segmentOf(this.knowledgeBases, id, () => new Segment<IndexedDocument>(dimensions, tenantId, subTenantId, this.scanner, documentLabels, this.options.keywords));
+  }
+
+  documentsRemoved(documentIds: string[]): Promise<void> {
+    return this.removal(() => {
+      for (const segments of [this.knowledgeBases, this.otherEmbedders]) {
+        for (const segment of segments.values()) for (const id of documentIds) segment.remove(id);
+      }
+    });
+  }
+
+  tenantRemoved(owner: { tenantId: string; subTenantId?: string | null }): Promise<void> {
+    return this.removal(() => {
+      for (const segments of [this.knowledgeBases, this.otherEmbedders]) {
+        for (const [id, segment] of segments) {
+          if (segment.tenantId === owner.tenantId && (!owner.subTenantId || segment.subTenantId === owner.subTenantId)) {
+            segments.delete(id);
+            segment.dispose();
+          }
+        }
+      }
+    });
+  }
+
+  corpusRecordsIndexed(corpusId: string, recordIds: string[], known?: KnownVectors): Promise<void> {
+    return this.notice(async () => {
+      const segment = this.corpora.get(corpusId);
+      if (segment) for (const id of recordIds) segment.remove(id);
+      await this.loadRecords(corpusId, recordIds, known);
+    });
+  }
+
+  corpusRecordsRemoved(corpusId: string, recordIds: string[] | null): Promise<void> {
+    return this.removal(() => {
+      if (!recordIds) {
+        this.corpora.get(corpusId)?.dispose();
+        this.corpora.delete(corpusId);
+      }
+      else for (const id of recordIds) this.corpora.get(corpusId)?.remove(id);
+    });
+  }
+
+  /**
+   * A removal applies at once (the next search no longer sees the rows), and again after every
+   * change queued before it: an addition that read the database before the deletion committed
+   * would otherwise bring the rows back.
+   */
+  private removal(apply: () => void): Promise<void> {
+    if (this.loadedFlag) apply();
+    void this.enqueue(() => Promise.resolve(apply()));
+    return Promise.resolve();
+  }
+
+  /**
+   * A notice of a committed change: it never fails its sender (whose change stands either way). A
+   * notice that fails is logged, and the chunks it concerned stay out of vector search until restart.
+   */
+  private notice(change: () => Promise<void>): Promise<void> {
+    return this.enqueue(change).catch(() => undefined);
+  }
+
+  /** Runs `change` after every earlier one (a failed change is logged and does not block later ones). */
+  private enqueue(change: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(() => (this.closed ? undefined : change()));
+    this.queue = run.catch((err: unknown) => this.log.error({ err }, 'a vector index change failed'));
+    return run;
+  }
+
+  /** Reads ready documents (all, or these) with their chunks into their segments; returns the chunks read. */
+  private loadDocuments(documentIds: string[] | null): Promise<number> {
+    return this.loader.documents(documentIds, (d, chunks, otherEmbedder) =>
+      this.knowledgeBaseSegment(d.knowledgeBaseId, d.dimensions, d.tenantId, d.subTenantId, otherEmbedder).put(d.owner, chunks),
+    );
+  }
+
+  /** Reads corpus chunks (all, or those of these records of one corpus) into their segments. */
+  private loadRecords(corpusId: string | null, recordIds: string[] | null, known?: KnownVectors): Promise<number> {
+    return this.loader.records(corpusId, recordIds, known, (r, chunks) =>
+      segmentOf(this.corpora, r.corpusId, () => new Segment<IndexedRecord>(r.dimensions, null, null, this.scanner, recordLabels, this.options.keywords)).put(r.owner, chunks),
+    );
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The statements and selections of keyword search, shared by the search repository (normalising a
+ * query) and the keyword indexes (the database's search and the in-memory one, which select the
+ * rows to rank alike): pure builders, no database calls.
+ */
+import type { SqlParam } from '../db/database.js';
+import { SqlParams } from '../shared/sql-params.js';
+
+/**
+ * Words in more than this share of a table's chunks (by the planner's statistics) still count in
+ * the ranking but do not select rows: a query word found in most chunks would otherwise make the
+ * search rank most of a knowledge base (~50k rows at 100k chunks), and ts_rank gives it no less
+ * weight than a rare word anyway.
+ */
+export const MAX_MATCH_FREQUENCY = 0.05;
+
+/**
+ * How many rows the selecting words may match together, by the statistics: rare words select rows
+ * rarest first until their estimated rows pass this (the rarest always selects). Ranking a row
+ * costs ~4–5 µs in PGlite (fetching and ranking its tsvector), and at 100k chunks the words under
+ * 5 % matched up to ~5,000 rows each: 20–40 ms per search. A word left out still ranks.
+ */
+export const MATCH_ROW_BUDGET = 1_000;
+
+export interface QueryWord {
+  /** The word's lexemes under every configuration searched (its forms in each language). */
+  lexemes: string[];
+  /** Share of the table's chunks holding one of them; 0 when too rare for the statistics to list. */
+  frequency: number;
+}
+
+/** The tables keyword search runs over. */
+export type KeywordTable = 'chunks' | 'platform_chunks';
+
+/** A tsquery OR-ing lexemes (quoted, so no lexeme is read as an operator). */
+export function anyOf(lexemes: readonly string[]): string {
+  return lexemes.map((l) => `'${l.replace(/'/g, "''")}'`).join(' | ');
+}
+
+/**
+ * The statement normalising a query ($1) into its words, each as its lexemes under every
+ * configuration in `configs` (its forms in each language). The configurations are written into
+ * the statement, each word's tsvectors concatenated (which merges equal lexemes): half the cost of
+ * joining the words with an array of configurations and grouping (~0.6 against ~1.1 ms a query).
+ */
+export function queryLexemesSql(configs: readonly string[]): string {
+  const normalised = configs.map((config) => {
+    if (!/^[a-z_]+$/.test(config)) throw new Error(`invalid text-search configuration ${config}`);
+    return `to_tsvector('${config}', w)`;
+  });
+  return `SELECT tsvector_to_array(${normalised.join(' || ')}) AS lexemes
+     FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w`;
+}
+
+/** The query's words with how common each is, from the share of rows holding each of its lexemes. */
+export function withFrequencies(words: ReadonlyArray<readonly string[]>, frequency: (lexeme: string) => number): QueryWord[] {
+  return words.map((lexemes) => ({
+    lexemes: [...lexemes],
+    frequency: Math.min(1, lexemes.reduce((sum, l) => sum + frequency(l), 0)),
+  }));
+}
+
+/**
+ * Rows a keyword search ranks: those holding, for some group, every word of it (a word: any of its
+ * lexemes).
+ */
+export interface WordSelection {
+  groups: ReadonlyArray<readonly QueryWord[]>;
+  /** Used only when it selects at least the search's limit of rows (a narrowing); else the next is tried. */
+  narrowing: boolean;
+}
+
+/**
+ * Which rows a keyword search ranks, as the selections to try in turn until one finds rows.
+ * Ranking always uses every word. First: the rare words — those too rare for the statistics (free:
+ * they match few rows, often none, like a stop word kept by the 'simple' configuration), and those
+ * under MAX_MATCH_FREQUENCY rarest first within `rowBudget` estimated rows of a table of
+ * `tableRows` (the rarest always); then the two rarest common words together; then either of the
+ * two rarest words. A search never ranks the rows of every word: a word in most chunks orders the
+ * results but does not select them (ts_rank has no notion of a word's rarity; this is where it
+ * enters), and in the database a query of common words ranked ~50,000 rows at 100k chunks (0.5 s).
+ *
+ * When even the rare words pass the budget (in the database, at 100k chunks, the rarest word of a
+ * query can be in ~4,000), the rows holding two of the three rarest words come first, used when
+ * they fill the search's limit: a chunk with two of a query's rarest words is the better match in
+ * all but odd cases, and such rows are usually a few hundred. Not for a filtered search (`narrow`
+ * false): among the share of rows a filter leaves, the pairs rarely fill the limit. The in-memory
+ * keyword index, whose cost per row is negligible, has no budget (Infinity).
+ */
+export function wordSelections(words: readonly QueryWord[], tableRows = 0, rowBudget = MATCH_ROW_BUDGET, narrow = true): WordSelection[] {
+  const byFrequency = [...words].sort((a, b) => a.frequency - b.frequency);
+  const unknown = byFrequency.filter((w) => w.frequency === 0);
+  const known = byFrequency.filter((w) => w.frequency > 0);
+  const rare = known.filter((w) => w.frequency <= MAX_MATCH_FREQUENCY);
+  const common = known.filter((w) => w.frequency > MAX_MATCH_FREQUENCY);
+  let rows = 0;
+  const selectingRare = rare.filter((w, i) => {
+    rows += w.frequency * tableRows;
+    return i === 0 || rows <= rowBudget;
+  });
+  const selecting = [...unknown, ...selectingRare];
+  const selectedRows = selectingRare.reduce((sum, w) => sum + w.frequency * tableRows, 0);
+  const anyOne = (list: readonly QueryWord[]) => list.map((w) => [w]);
+  const out: WordSelection[] = [];
+  if (narrow && selectedRows > rowBudget && byFrequency.length >= 2) {
+    const [a, b, c] = byFrequency;
+    out.push({ groups: c ? [[a!, b!], [a!, c], [b!, c]] : [[a!, b!]], narrowing: true });
+  }
+  if (selecting.length) out.push({ groups: anyOne(selecting), narrowing: false });
+  if (common.length >= 2) out.push({ groups: [common.slice(0, 2)], narrowing: false });
+  out.push({ groups: anyOne((known.length ? known : byFrequency).slice(0, 2)), narrowing: false });
+  return out;
+}
+
+/** A tsquery selecting the rows a keyword search ranks. */
+export interface MatchQuery {
+  tsquery: string;
+  /** Used only when it selects at least the search's limit of rows (a narrowing); else the next is tried. */
+  narrowing: boolean;
+}
+
+/** `wordSelections` as tsqueries (the same selection twice is tried once). */
+export function matchQueries(words: readonly QueryWord[], tableRows = 0, rowBudget = MATCH_ROW_BUDGET, narrow = true): MatchQuery[] {
+  const all = (group: readonly QueryWord[]) => group.map((w) => `(${anyOf(w.lexemes)})`).join(' & ');
+  const candidates = wordSelections(words, tableRows, rowBudget, narrow).map(({ groups, narrowing }) => ({
+    tsquery: narrowing
+      ? groups.map((group) => `(${all(group)})`).join(' | ')
+      : groups.every((group) => group.length === 1)
+        ? anyOf(groups.flatMap((group) => group[0]!.lexemes))
+        : groups.map(all).join(' | '),
+    narrowing,
+  }));
+  return candidates.filter((c, i) => candidates.findIndex((o) => o.tsquery === c.tsquery) === i);
+}
+
+/**
+ * The statement ranking by ts_rank, for the OR of all the query's lexemes (`rank`), the rows of
+ * `table` that `match` selects and `where` (over alias `c`) keeps: the `limit` best, ties by id.
+ */
+export function rankedKeywordSql(params: {
+  table: KeywordTable;
+  match: string;
+  rank: string;
+  where: (p: SqlParams) => string;
+  limit: number;
+}): { text: string; values: SqlParam[] } {
+  const p = new SqlParams();
+  const matchQ = p.add(params.match);
+  const rankQ = p.add(params.rank);
+  const where = params.where(p);
+  // The tsqueries are parameters, so the planner weighs the match's selectivity against the filter's.
+  return {
+    text: `SELECT c.id, ts_rank(c.tsv, ${rankQ}::tsquery) AS rank
+       FROM ${params.table} c
+       WHERE c.tsv @@ ${matchQ}::tsquery AND ${where}
+       ORDER BY rank DESC, c.id
+       LIMIT ${Math.trunc(params.limit)}`,
+    values: p.values,
+  };
+}
