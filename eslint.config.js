@@ -2,15 +2,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import n from 'eslint-plugin-n';
+import lore from './eslint/lore-rules.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'charts/**', '.bench/**', 'eslint.config.js'] },
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'charts/**', '.bench/**', 'eslint.config.js', 'eslint/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
-    plugins: { n },
+    plugins: { n, lore },
     rules: {
+      'lore/sql-in-repositories': 'error',
+      'lore/tenant-scoped-sql': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

@@ -1,3 +1,4 @@
+import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
 import { queryLexemesSql } from './search-sql.js';
 
@@ -29,12 +30,12 @@ export interface ChunkDetail {
  * retrievers' condition (only chunks of ready documents are searched, and a ready document never
  * goes back), so it is not checked again: that join cost ~0.6 ms a query at 100k chunks.
  */
-export async function chunkDetails(db: Queryable, tenantId: string, ids: string[]): Promise<Map<string, ChunkDetail>> {
+export async function chunkDetails(db: Queryable, scope: Scope, ids: string[]): Promise<Map<string, ChunkDetail>> {
   if (!ids.length) return new Map();
   const { rows } = await db.query<ChunkDetail>(
-    `SELECT id, content, document_id, knowledge_base_id, doc_title, chunk_index, doc_tags, language
-     FROM chunks WHERE id = ANY($1::uuid[]) AND tenant_id = $2`,
-    [ids, tenantId],
+    `SELECT c.id, c.content, c.document_id, c.knowledge_base_id, c.doc_title, c.chunk_index, c.doc_tags, c.language
+     FROM chunks c WHERE c.id = ANY($1::uuid[]) AND ${scopeSql('c', 2)}`,
+    [ids, ...scopeParams(scope)],
   );
   return new Map(rows.map((r) => [r.id, r]));
 }

@@ -176,7 +176,7 @@ export class SearchService {
       this.options.fusion,
     ).slice(0, request.top_k);
     const isCorpusChunk = (id: string) => id.startsWith(CORPUS_PREFIX);
-    const details = await chunkDetails(this.db, ctx.tenantId, fused.filter((f) => !isCorpusChunk(f.id)).map((f) => f.id));
+    const details = await chunkDetails(this.db, scopeOf(ctx), fused.filter((f) => !isCorpusChunk(f.id)).map((f) => f.id));
     const corpusDetails = await corpusChunkDetails(
       this.db,
       corpora.map((c) => c.id),

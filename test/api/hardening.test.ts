@@ -179,11 +179,12 @@ for (const database of testDatabases()) {
 
     it('never rate-limits health probes or metrics, even from an address that is being refused', async () => {
       const raw = client(app.url, undefined, { strict: true });
-      const results = await Promise.all(Array.from({ length: 150 }, () => raw('GET', '/v1/openapi.json')));
+      const probes = ['/health/live', '/health/ready', '/health/index', '/metrics'];
+      // What each answers unthrottled (the index probe is 503 where the database has no pgvector).
+      const before = await Promise.all(probes.map(async (path) => (await raw('GET', path)).status));
+      const results = await Promise.all(Array.from({ length: 150 }, () => raw('GET', '/v1/nothing')));
       assert.ok(results.some((r) => r.status === 429), 'the burst is refused');
-      for (const path of ['/health/live', '/health/ready', '/health/index', '/metrics']) {
-        assert.equal((await raw('GET', path)).status, 200, path);
-      }
+      for (const [i, path] of probes.entries()) assert.equal((await raw('GET', path)).status, before[i], path);
     });
   });
 }
