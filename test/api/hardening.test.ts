@@ -5,11 +5,18 @@ import { createLogger } from '../../core/logger.js';
 import { type TestApp, client, createTenant, startTestApp, waitForJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 
-/** Sends a raw body, as an attacker's hand-made request would be. */
+/**
+ * Sends a raw body, as an attacker's hand-made request would be. Like client(), it waits out the
+ * per-key burst limit on /v1/documents (these tests send many uploads in quick succession).
+ */
 async function rawPost(url: string, key: string, contentType: string, body: string | Buffer) {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
+    const text = await res.text();
+    const parsed = text ? (JSON.parse(text) as Record<string, any>) : {};
+    if (res.status !== 429 || parsed.error !== 'rate_limit_exceeded' || attempt >= 10) return { status: res.status, body: parsed };
+    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+  }
 }
 
 /** A multipart body by hand: every part exactly as given, so it can be cut or broken anywhere. */
