@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../core/logger.js';
 import { type TestApp, client, createTenant, startTestApp, waitForJob } from '../support/app.js';
@@ -31,6 +32,25 @@ function multipart(parts: { name: string; filename?: string; type?: string; data
       })
       .join('') + `--${boundary}--\r\n`
   );
+}
+
+/** Sends bytes on a fresh connection and returns all the server answers until it closes. */
+function rawExchange(url: string, bytes: string): Promise<{ status: number; type: string; body: Record<string, any> }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes));
+    socket.on('data', (c: Buffer) => (answer += c.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]),
+        type: /^content-type: (.*)$/im.exec(head)?.[1] ?? '',
+        body: body ? (JSON.parse(body) as Record<string, any>) : {},
+      });
+    });
+  });
 }
 
 /** Captures a logger's JSON lines in memory. */
@@ -117,6 +137,19 @@ for (const database of testDatabases()) {
           resolve();
         }, 100);
       });
+      await alive();
+    });
+
+    it('answers requests the HTTP parser refuses (headers too large, bytes that are not HTTP) in the error shape', async () => {
+      const tooLong = await rawExchange(app.url, `GET /v1/knowledge-bases/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      assert.equal(tooLong.status, 431);
+      assert.match(tooLong.type, /^application\/json/);
+      assert.equal(tooLong.body.error, 'request_header_too_large');
+      assert.equal(typeof tooLong.body.request_id, 'string');
+      const notHttp = await rawExchange(app.url, 'GET / HTTP/1.1\r\nX-Bad: a\u0000b\r\n\r\n');
+      assert.equal(notHttp.status, 400);
+      assert.equal(notHttp.body.error, 'bad_request');
+      assert.equal(typeof notHttp.body.message, 'string');
       await alive();
     });
 
