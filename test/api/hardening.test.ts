@@ -217,6 +217,25 @@ for (const database of testDatabases()) {
       assert.equal(pair.status, 201);
     });
 
+    it('names what is at fault in fields on every 422, not only on validation_failed', async () => {
+      const api = client(app.url, tenant.key);
+      const meta = { name: 'metadata', data: JSON.stringify({ knowledge_base_id: kb }) };
+      const file = (type: string, data: string) => ({ name: 'file', filename: 'f', type, data });
+      const cases: [{ status: number; body: any }, string, string][] = [
+        [await api('POST', '/v1/billing/upgrade', { plan: 'gold' }), 'invalid_plan', 'body.plan'],
+        [await api('POST', '/v1/dpa/accept', { version: 99 }), 'dpa_version_mismatch', 'body.version'],
+        [await upload(multipart([meta, file('image/png', 'png')])), 'unsupported_file_type', 'file.content_type'],
+        [await upload(multipart([meta, file('application/pdf', 'not a pdf')])), 'pdf_extraction_failed', 'file'],
+        [await upload(multipart([meta, file('text/plain', '   ')])), 'empty_document', 'file'],
+      ];
+      for (const [res, code, field] of cases) {
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.equal(res.body.error, code);
+        assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), [field], JSON.stringify(res.body));
+        assert.equal(typeof res.body.fields[0].message, 'string');
+      }
+    });
+
     it('never rate-limits health probes or metrics, even from an address that is being refused', async () => {
       const raw = client(app.url, undefined, { strict: true });
       const results = await Promise.all(Array.from({ length: 150 }, () => raw('GET', '/v1/openapi.json')));
