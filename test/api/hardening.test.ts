@@ -236,6 +236,18 @@ for (const database of testDatabases()) {
       }
     });
 
+    it('refuses a sub-tenant limit above what its integer column holds with 422, and takes the largest that fits', async () => {
+      const api = client(app.url, tenant.key);
+      const sub = (await api('POST', '/v1/sub-tenants', { name: 'int4 probe' })).body.id as string;
+      for (const field of ['max_knowledge_bases', 'max_documents', 'query_rate_limit_per_min', 'per_user_rate_limit_per_min']) {
+        const res = await api('PATCH', `/v1/sub-tenants/${sub}`, { [field]: 2 ** 31 });
+        assert.equal(res.status, 422, `${field}: ${JSON.stringify(res.body)}`);
+        assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), [`body.${field}`]);
+        assert.equal((await api('PATCH', `/v1/sub-tenants/${sub}`, { [field]: 2 ** 31 - 1 })).status, 200, field);
+      }
+      assert.equal((await api('POST', '/v1/sub-tenants', { name: 'int4 probe 2', max_documents: 2 ** 31 })).status, 422);
+    });
+
     it('never rate-limits health probes or metrics, even from an address that is being refused', async () => {
       const raw = client(app.url, undefined, { strict: true });
       const results = await Promise.all(Array.from({ length: 150 }, () => raw('GET', '/v1/openapi.json')));
