@@ -248,6 +248,14 @@ for (const database of testDatabases()) {
       assert.equal((await api('POST', '/v1/sub-tenants', { name: 'int4 probe 2', max_documents: 2 ** 31 })).status, 422);
     });
 
+    it("describes the health probes' 503 in the OpenAPI document with the bodies they send, not as errors", async () => {
+      const doc = (await client(app.url)('GET', '/v1/openapi.json')).body;
+      const schema = (path: string) => doc.paths[path].get.responses['503'].content['application/json'].schema;
+      assert.deepEqual(schema('/health/index').required, ['idx_chunks_embedding', 'idx_platform_chunks_embedding']);
+      assert.deepEqual(schema('/health/ready').required, ['status']);
+      assert.equal(doc.paths['/v1/query'].post.responses['503'].content['application/json'].schema.$ref, '#/components/schemas/Error');
+    });
+
     it('never rate-limits health probes or metrics, even from an address that is being refused', async () => {
       const raw = client(app.url, undefined, { strict: true });
       const results = await Promise.all(Array.from({ length: 150 }, () => raw('GET', '/v1/openapi.json')));
