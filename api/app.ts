@@ -1,9 +1,10 @@
+import { type Server, createServer } from 'node:http';
 import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../core/config.js';
 import { errors } from '../core/errors.js';
 import type { Services } from '../runtime/services.js';
-import { errorHandler } from './error-handler.js';
+import { clientErrorHandler, errorHandler } from './error-handler.js';
 import { type HttpMetrics, createMetrics, metricsEndpoint, observeRequests } from './metrics.js';
 import { BURST_LIMITS } from '../core/plans.js';
 import { apiKeyGuard, operatorGuard } from './middleware/auth.js';
@@ -38,6 +39,8 @@ export interface App {
   express: express.Express;
   metrics: HttpMetrics;
   routes: RouteSpec[];
+  /** An HTTP server for the app, listening; requests its parser refuses are answered in the error shape too. */
+  listen(port: number, host: string): Server;
 }
 
 /** Builds the HTTP application from its dependencies; no module-level state. */
@@ -108,5 +111,10 @@ export function createApp(deps: AppDeps): App {
     throw errors.notFound('route');
   });
   app.use(errorHandler(log));
-  return { express: app, metrics, routes };
+  const listen = (port: number, host: string): Server => {
+    const server = createServer(app);
+    server.on('clientError', clientErrorHandler(log));
+    return server.listen(port, host);
+  };
+  return { express: app, metrics, routes, listen };
 }

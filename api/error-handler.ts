@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type ServerResponse, maxHeaderSize } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '../core/errors.js';
@@ -49,5 +52,36 @@ export function errorHandler(fallbackLog: Logger) {
       ...appError.extra,
       request_id: requestId,
     });
+  };
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Express sees them (a request line and headers over
+ * the size limit, bytes that are not HTTP) get the same JSON error shape as every other error,
+ * instead of Node's bare status line. As Node does, a socket whose current response has started
+ * is closed without a word: another status line would corrupt that response.
+ */
+export function clientErrorHandler(log: Logger) {
+  return (err: Error & { code?: string }, socket: Duplex): void => {
+    const current = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [status, code, message] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'request_header_too_large', `The request line and headers are larger than ${maxHeaderSize} bytes.`]
+        : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? [413, 'payload_too_large', 'The chunk extensions of the request body are too large.']
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [408, 'request_timeout', 'The request was not received in time.']
+            : [400, 'bad_request', 'The request is not valid HTTP.'];
+    const requestId = randomUUID();
+    log.debug({ requestId, code: err.code }, 'request refused by the HTTP parser');
+    const body = JSON.stringify({ error: code, message, request_id: requestId });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
   };
 }

@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   }
   runtime.maintenance?.start();
   const app = createApp({ config: { ...config, adminToken }, services: runtime.services, log, version });
-  const server = app.express.listen(config.port, config.host);
+  const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

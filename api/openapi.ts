@@ -38,6 +38,12 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { version: strin
         ? { content: { [spec.response.contentType ?? 'application/json']: { schema: spec.response.schema } } }
         : {}),
     };
+    for (const [status, other] of Object.entries(spec.otherResponses ?? {})) {
+      responses[status] = {
+        description: other.description,
+        ...(other.schema ? { content: { [other.contentType ?? 'application/json']: { schema: other.schema } } } : {}),
+      };
+    }
     const errorStatuses = new Set([...(spec.errors ?? []), ...(spec.body ? [422] : []), 500]);
     for (const status of [...errorStatuses].sort()) {
       responses[status] = {

@@ -38,8 +38,10 @@ export interface RouteSpec<P extends AnyObject = AnyObject, B extends z.ZodType 
   headers?: AnyObject;
   status: number;
   response?: ResponseSpec;
-  /** Error statuses this route can answer with, for the OpenAPI document. */
+  /** Error statuses this route can answer with, for the OpenAPI document (their body is the error shape). */
   errors?: number[];
+  /** Other statuses whose body is not the error shape, for the OpenAPI document (the health probes' 503 of spec §4). */
+  otherResponses?: Record<number, ResponseSpec>;
   /** A check on the authenticated caller that comes before the role check (its errors take precedence). */
   guard?: (ctx: RequestContext) => void;
   /** Route-specific middleware run before authentication (cheap refusals such as burst limits). */

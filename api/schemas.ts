@@ -11,7 +11,7 @@ export const errorResponseSchema = z
     fields: z
       .array(z.object({ field: z.string(), message: z.string() }))
       .optional()
-      .meta({ description: 'On 422 validation failures: the offending fields.' }),
+      .meta({ description: 'On every 422: the offending fields (or usage counters).' }),
   })
   .catchall(z.unknown())
   .meta({ id: 'Error' });

@@ -47,8 +47,9 @@ export const errors = {
     new AppError(413, code, message, extra),
   paymentRequired: (code: string, message: string, extra?: Record<string, unknown>) =>
     new AppError(402, code, message, extra),
-  unprocessable: (code: string, message: string, extra?: Record<string, unknown>) =>
-    new AppError(422, code, message, extra),
+  /** A 422 other than a schema's: it names the input at fault in `fields`, as every 422 does. */
+  unprocessable: (code: string, message: string, fields: FieldIssue[], extra?: Record<string, unknown>) =>
+    new AppError(422, code, message, { ...extra, fields }),
   invalid: (field: string, message: string) => new ValidationError([{ field, message }]),
   unavailable: (code: string, message: string) => new AppError(503, code, message),
 };

@@ -3,6 +3,7 @@ import type { HealthService } from '../../core/health/health.service.js';
 import { type RouteSpec, route } from '../route.js';
 
 const indexStatus = z.enum(['ok', 'missing']);
+const indexHealth = z.object({ idx_chunks_embedding: indexStatus, idx_platform_chunks_embedding: indexStatus });
 
 export function healthRoutes(health: HealthService): RouteSpec[] {
   return [
@@ -25,8 +26,8 @@ export function healthRoutes(health: HealthService): RouteSpec[] {
       tag: 'Health',
       access: 'public',
       status: 200,
-      response: { description: 'Ready', schema: z.object({ status: z.enum(['ok', 'unavailable']) }) },
-      errors: [503],
+      response: { description: 'Ready', schema: z.object({ status: z.literal('ok') }) },
+      otherResponses: { 503: { description: 'The database is unreachable', schema: z.object({ status: z.literal('unavailable') }) } },
       handler: async ({ res }) => {
         const ok = await health.ready();
         if (!ok) res.status(503).json({ status: 'unavailable' });
@@ -41,11 +42,8 @@ export function healthRoutes(health: HealthService): RouteSpec[] {
       tag: 'Health',
       access: 'public',
       status: 200,
-      response: {
-        description: 'Status of each vector index; 503 when any is missing',
-        schema: z.object({ idx_chunks_embedding: indexStatus, idx_platform_chunks_embedding: indexStatus }),
-      },
-      errors: [503],
+      response: { description: 'Both vector indexes exist', schema: indexHealth },
+      otherResponses: { 503: { description: 'A vector index is missing (spec §4: the same body)', schema: indexHealth } },
       handler: async ({ res }) => {
         const status = await health.vectorIndexes();
         if (Object.values(status).includes('missing')) res.status(503).json(status);

@@ -51,7 +51,11 @@ export class PlanChangeService {
   }
 
   private parsePlan(plan: string): PlanId {
-    if (!isPlanId(plan)) throw errors.unprocessable('invalid_plan', `Unknown plan "${plan}"; use free, payg, standard or enterprise.`);
+    if (!isPlanId(plan)) {
+      throw errors.unprocessable('invalid_plan', `Unknown plan "${plan}"; use free, payg, standard or enterprise.`, [
+        { field: 'body.plan', message: 'must be free, payg, standard or enterprise' },
+      ]);
+    }
     return plan;
   }
 
@@ -68,6 +72,7 @@ export class PlanChangeService {
       throw errors.unprocessable(
         'exceeds_target_plan_limits',
         `Current usage exceeds the ${target} plan's limits (${exceeded.map((e) => e.resource).join(', ')}); delete the excess first.`,
+        exceeded.map((e) => ({ field: `usage.${e.resource}`, message: `${e.used} used; the ${target} plan allows ${e.limit}` })),
         { plan: target, exceeded },
       );
     }

@@ -84,15 +84,18 @@ export class DocumentService {
       throw errors.unprocessable(
         'unsupported_file_type',
         `Files of type ${file.contentType || 'unknown'} are not supported; upload text/plain or application/pdf.`,
+        [{ field: 'file.content_type', message: 'must be text/plain or application/pdf' }],
       );
     }
     // The knowledge base is checked before the (possibly slow) extraction.
     await this.visibleKnowledgeBase(scope, metadata.knowledge_base_id);
     const content = file.contentType === 'application/pdf' ? await this.pdfText(file.data) : decodeText(file.data);
     if (Buffer.byteLength(content, 'utf8') > MAX_CONTENT_BYTES) {
-      throw errors.unprocessable('content_too_large', 'The extracted text is larger than 10 MB.', { limit: MAX_CONTENT_BYTES });
+      throw errors.unprocessable('content_too_large', 'The extracted text is larger than 10 MB.', [{ field: 'file', message: 'its text is larger than 10 MB' }], {
+        limit: MAX_CONTENT_BYTES,
+      });
     }
-    if (!content.trim()) throw errors.unprocessable('empty_document', 'The file contains no text.');
+    if (!content.trim()) throw errors.unprocessable('empty_document', 'The file contains no text.', [{ field: 'file', message: 'contains no text' }]);
     return this.store({
       scope,
       knowledgeBaseId: metadata.knowledge_base_id,
@@ -106,7 +109,7 @@ export class DocumentService {
 
   private async pdfText(data: Buffer): Promise<string> {
     if (data.subarray(0, 5).toString('latin1') !== '%PDF-') {
-      throw errors.unprocessable('pdf_extraction_failed', 'The file is not a valid PDF.');
+      throw errors.unprocessable('pdf_extraction_failed', 'The file is not a valid PDF.', [{ field: 'file', message: 'is not a PDF' }]);
     }
     return (await this.pdf.extract(data, { timeoutMs: this.options.pdfTimeoutMs })).text;
   }

@@ -161,7 +161,7 @@ export class PdfExtractor {
       settle(true, () =>
         reply.ok
           ? job.resolve({ text: reply.text, pages: reply.pages })
-          : job.reject(errors.unprocessable('pdf_extraction_failed', FAILURE_MESSAGES[reply.reason])),
+          : job.reject(fileFailure('pdf_extraction_failed', FAILURE_MESSAGES[reply.reason])),
       );
     };
     const onError = (error: Error): void => {
@@ -173,7 +173,7 @@ export class PdfExtractor {
     const timer = setTimeout(() => {
       settle(false, () =>
         job.reject(
-          errors.unprocessable('parse_timeout', `The PDF could not be parsed within the limit of ${job.timeoutMs} ms.`),
+          fileFailure('parse_timeout', `The PDF could not be parsed within the limit of ${job.timeoutMs} ms.`),
         ),
       );
     }, job.timeoutMs);
@@ -200,7 +200,12 @@ function workerFailure(error: Error): Error {
     (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
       ? 'The PDF is too complex to process.'
       : 'The PDF could not be processed; it may be damaged.';
-  const failure = errors.unprocessable('pdf_extraction_failed', message);
+  const failure = fileFailure('pdf_extraction_failed', message);
   failure.cause = error;
   return failure;
+}
+
+/** The PDF extracted is always an upload's `file` part: its failures name that field. */
+function fileFailure(code: string, message: string): Error {
+  return errors.unprocessable(code, message, [{ field: 'file', message }]);
 }

@@ -33,7 +33,8 @@ export class DpaService {
   /** Accepts the current version; records who (X-Accepted-By), when, and with which key. */
   async accept(ctx: RequestContext, version: number, acceptedBy: string | null): Promise<{ status: 'accepted'; dpa_version: number }> {
     if (version !== this.currentVersion) {
-      throw errors.unprocessable('dpa_version_mismatch', `Only the current version (${this.currentVersion}) can be accepted.`, {
+      const field = { field: 'body.version', message: `must be the current version, ${this.currentVersion}` };
+      throw errors.unprocessable('dpa_version_mismatch', `Only the current version (${this.currentVersion}) can be accepted.`, [field], {
         current_version: this.currentVersion,
       });
     }

@@ -21,6 +21,12 @@ export function forbiddenTextReason(text: string): string | undefined {
     : 'must be valid Unicode (it contains an unpaired surrogate)';
 }
 
+/**
+ * The largest value of a PostgreSQL `integer` column. A number that lands in one (a count, a rate
+ * per minute) is bounded by it in its schema, so a bigger one is a 422 rather than a failed INSERT.
+ */
+export const PG_INTEGER_MAX = 2_147_483_647;
+
 /** Deepest nesting the walk follows; JSON bodies are parsed already, so this only bounds the work. */
 const MAX_DEPTH = 64;
 

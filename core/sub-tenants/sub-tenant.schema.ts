@@ -1,18 +1,21 @@
 import { z } from 'zod';
+import { PG_INTEGER_MAX } from '../shared/input.js';
 import { translationConfigSchema } from '../translation/translation.schema.js';
 
 const limit = (min = 0) => z.number().int().min(min).nullable().optional();
+/** A limit kept in an `integer` column (the chunk, byte and query-count limits are `bigint`). */
+const intLimit = (min = 0) => z.number().int().min(min).max(PG_INTEGER_MAX).nullable().optional();
 
 /** The limit fields of spec §2 (all optional; null clears one), plus the per-user query rate limit. */
 export const subTenantLimitsShape = {
   max_total_chunks: limit(),
-  max_knowledge_bases: limit(),
-  max_documents: limit(),
+  max_knowledge_bases: intLimit(),
+  max_documents: intLimit(),
   max_document_size_bytes: limit(),
-  query_rate_limit_per_min: limit(1),
+  query_rate_limit_per_min: intLimit(1),
   included_queries_per_period: limit(),
   storage_quota_bytes: limit(),
-  per_user_rate_limit_per_min: limit(1),
+  per_user_rate_limit_per_min: intLimit(1),
 };
 
 export const LIMIT_FIELDS = Object.keys(subTenantLimitsShape) as Array<keyof typeof subTenantLimitsShape>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { billingDetailsSchema } from '../billing/billing.schema.js';
 import { PLAN_IDS } from '../plans.js';
+import { PG_INTEGER_MAX } from '../shared/input.js';
 import { translationConfigSchema } from '../translation/translation.schema.js';
 
 export const ADDONS = ['transcription', 'report_generation'] as const;
@@ -38,7 +39,7 @@ export const updateTenantSchema = z
     translation_config: translationConfigSchema.optional(),
     limit_overrides: limitOverridesSchema.optional(),
     billing_details: billingDetailsSchema.nullable().optional(),
-    per_user_rate_limit_per_min: z.number().int().min(1).nullable().optional(),
+    per_user_rate_limit_per_min: z.number().int().min(1).max(PG_INTEGER_MAX).nullable().optional(),
   })
   .refine((v) => Object.keys(v).length > 0, { message: 'at least one field is required' });
 export type UpdateTenantInput = z.infer<typeof updateTenantSchema>;

@@ -1,15 +1,23 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../core/logger.js';
 import { type TestApp, client, createTenant, startTestApp, waitForJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 
-/** Sends a raw body, as an attacker's hand-made request would be. */
+/**
+ * Sends a raw body, as an attacker's hand-made request would be. Like client(), it waits out the
+ * per-key burst limit on /v1/documents (these tests send many uploads in quick succession).
+ */
 async function rawPost(url: string, key: string, contentType: string, body: string | Buffer) {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
+    const text = await res.text();
+    const parsed = text ? (JSON.parse(text) as Record<string, any>) : {};
+    if (res.status !== 429 || parsed.error !== 'rate_limit_exceeded' || attempt >= 10) return { status: res.status, body: parsed };
+    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+  }
 }
 
 /** A multipart body by hand: every part exactly as given, so it can be cut or broken anywhere. */
@@ -24,6 +32,25 @@ function multipart(parts: { name: string; filename?: string; type?: string; data
       })
       .join('') + `--${boundary}--\r\n`
   );
+}
+
+/** Sends bytes on a fresh connection and returns all the server answers until it closes. */
+function rawExchange(url: string, bytes: string): Promise<{ status: number; type: string; body: Record<string, any> }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes));
+    socket.on('data', (c: Buffer) => (answer += c.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]),
+        type: /^content-type: (.*)$/im.exec(head)?.[1] ?? '',
+        body: body ? (JSON.parse(body) as Record<string, any>) : {},
+      });
+    });
+  });
 }
 
 /** Captures a logger's JSON lines in memory. */
@@ -113,6 +140,19 @@ for (const database of testDatabases()) {
       await alive();
     });
 
+    it('answers requests the HTTP parser refuses (headers too large, bytes that are not HTTP) in the error shape', async () => {
+      const tooLong = await rawExchange(app.url, `GET /v1/knowledge-bases/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      assert.equal(tooLong.status, 431);
+      assert.match(tooLong.type, /^application\/json/);
+      assert.equal(tooLong.body.error, 'request_header_too_large');
+      assert.equal(typeof tooLong.body.request_id, 'string');
+      const notHttp = await rawExchange(app.url, 'GET / HTTP/1.1\r\nX-Bad: a\u0000b\r\n\r\n');
+      assert.equal(notHttp.status, 400);
+      assert.equal(notHttp.body.error, 'bad_request');
+      assert.equal(typeof notHttp.body.message, 'string');
+      await alive();
+    });
+
     it('refuses NUL in every text field with 422 naming the field, and stores nothing', async () => {
       const api = client(app.url, tenant.key);
       const sub = (await api('POST', '/v1/sub-tenants', { name: 'NUL probe' })).body.id as string;
@@ -175,6 +215,45 @@ for (const database of testDatabases()) {
       assert.deepEqual(res.body.fields, [{ field: 'body.title', message: 'must be valid Unicode (it contains an unpaired surrogate)' }]);
       const pair = await rawPost(`${app.url}/v1/knowledge-bases`, tenant.key, 'application/json', '{"name":"tea \\ud83c\\udf75"}');
       assert.equal(pair.status, 201);
+    });
+
+    it('names what is at fault in fields on every 422, not only on validation_failed', async () => {
+      const api = client(app.url, tenant.key);
+      const meta = { name: 'metadata', data: JSON.stringify({ knowledge_base_id: kb }) };
+      const file = (type: string, data: string) => ({ name: 'file', filename: 'f', type, data });
+      const cases: [{ status: number; body: any }, string, string][] = [
+        [await api('POST', '/v1/billing/upgrade', { plan: 'gold' }), 'invalid_plan', 'body.plan'],
+        [await api('POST', '/v1/dpa/accept', { version: 99 }), 'dpa_version_mismatch', 'body.version'],
+        [await upload(multipart([meta, file('image/png', 'png')])), 'unsupported_file_type', 'file.content_type'],
+        [await upload(multipart([meta, file('application/pdf', 'not a pdf')])), 'pdf_extraction_failed', 'file'],
+        [await upload(multipart([meta, file('text/plain', '   ')])), 'empty_document', 'file'],
+      ];
+      for (const [res, code, field] of cases) {
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.equal(res.body.error, code);
+        assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), [field], JSON.stringify(res.body));
+        assert.equal(typeof res.body.fields[0].message, 'string');
+      }
+    });
+
+    it('refuses a sub-tenant limit above what its integer column holds with 422, and takes the largest that fits', async () => {
+      const api = client(app.url, tenant.key);
+      const sub = (await api('POST', '/v1/sub-tenants', { name: 'int4 probe' })).body.id as string;
+      for (const field of ['max_knowledge_bases', 'max_documents', 'query_rate_limit_per_min', 'per_user_rate_limit_per_min']) {
+        const res = await api('PATCH', `/v1/sub-tenants/${sub}`, { [field]: 2 ** 31 });
+        assert.equal(res.status, 422, `${field}: ${JSON.stringify(res.body)}`);
+        assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), [`body.${field}`]);
+        assert.equal((await api('PATCH', `/v1/sub-tenants/${sub}`, { [field]: 2 ** 31 - 1 })).status, 200, field);
+      }
+      assert.equal((await api('POST', '/v1/sub-tenants', { name: 'int4 probe 2', max_documents: 2 ** 31 })).status, 422);
+    });
+
+    it("describes the health probes' 503 in the OpenAPI document with the bodies they send, not as errors", async () => {
+      const doc = (await client(app.url)('GET', '/v1/openapi.json')).body;
+      const schema = (path: string) => doc.paths[path].get.responses['503'].content['application/json'].schema;
+      assert.deepEqual(schema('/health/index').required, ['idx_chunks_embedding', 'idx_platform_chunks_embedding']);
+      assert.deepEqual(schema('/health/ready').required, ['status']);
+      assert.equal(doc.paths['/v1/query'].post.responses['503'].content['application/json'].schema.$ref, '#/components/schemas/Error');
     });
 
     it('never rate-limits health probes or metrics, even from an address that is being refused', async () => {

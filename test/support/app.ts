@@ -73,7 +73,7 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
     log,
     version: 'test',
   });
-  const server: Server = app.express.listen(0, '127.0.0.1');
+  const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
