@@ -53,23 +53,23 @@ export function createApp(deps: AppDeps): App {
   app.set('query parser', 'simple');
 
   const metrics = createMetrics();
-  const probes = healthRoutes(services.health);
+  const probes = healthRoutes(services);
   const routes: RouteSpec[] = [
     ...probes,
-    ...knowledgeBaseRoutes(services.knowledgeBases, services.documents),
-    ...documentRoutes(services.documents, services.jobs, services.adapters.rateLimits),
+    ...knowledgeBaseRoutes(services),
+    ...documentRoutes(services),
     ...queryRoutes(services),
     ...usageRoutes(services),
     ...subTenantRoutes(services),
     ...billingRoutes(services),
     ...dpaRoutes(services),
-    ...corpusRoutes(services.corpora),
+    ...corpusRoutes(services),
     ...translationRoutes(services),
     ...accountRoutes(services, config.publicBaseUrl),
-    ...apiKeyRoutes(services.keys),
-    ...internalRoutes(services.tenants),
-    ...oauthClientInternalRoutes(services.oauthClients),
-    ...corpusInternalRoutes(services.corpora),
+    ...apiKeyRoutes(services),
+    ...internalRoutes(services),
+    ...oauthClientInternalRoutes(services),
+    ...corpusInternalRoutes(services),
   ];
   const openapi = buildOpenApiDocument(routes, { version: deps.version, serverUrl: config.publicBaseUrl });
 

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { apiKeySchema, createApiKeySchema, createdApiKeySchema } from '../../core/keys/api-key.schema.js';
-import type { ApiKeyService } from '../../core/keys/api-key.service.js';
 import { presentApiKey, presentCreatedKey } from '../../core/keys/api-key.presenter.js';
 import { scopeOf } from '../../core/shared/scope.js';
+import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
 
-export function apiKeyRoutes(keys: ApiKeyService): RouteSpec[] {
+export function apiKeyRoutes(services: Pick<Services, 'keys'>): RouteSpec[] {
+  const { keys } = services;
   return [
     route({
       method: 'post',

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { presentCorpus, presentCorpusJob, presentCorpusLoad, presentCorpusRecord, presentTenantCorpus } from '../../core/corpora/corpus.presenter.js';
-import type { CorpusService } from '../../core/corpora/corpus.service.js';
 import { corpusSchema, createCorpusSchema, loadRecordsSchema, updateCorpusSchema } from '../../core/corpora/corpus.schema.js';
 import { MAX_ACCEPTED_BY_CHARS } from '../../core/dpa/dpa.service.js';
 import { ValidationError } from '../../core/errors.js';
+import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
 
@@ -11,7 +11,8 @@ import { uuidParam } from '../schemas.js';
 const slugParams = z.object({ slug: z.string() });
 
 /** Platform corpora as tenants see them: the list, and accepting a corpus's data-use agreement. */
-export function corpusRoutes(corpora: CorpusService): RouteSpec[] {
+export function corpusRoutes(services: Pick<Services, 'corpora'>): RouteSpec[] {
+  const { corpora } = services;
   const tag = 'Platform corpora';
   return [
     route({
@@ -50,7 +51,8 @@ export function corpusRoutes(corpora: CorpusService): RouteSpec[] {
 }
 
 /** The instance operator's side (ADMIN_TOKEN; not in the OpenAPI document): corpora, their records and jobs. */
-export function corpusInternalRoutes(corpora: CorpusService): RouteSpec[] {
+export function corpusInternalRoutes(services: Pick<Services, 'corpora'>): RouteSpec[] {
+  const { corpora } = services;
   const common = { tag: 'Internal', access: 'operator', internal: true } as const;
   const recordParams = z.object({ slug: z.string(), source_record_id: z.string() });
   return [

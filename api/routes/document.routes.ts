@@ -1,15 +1,13 @@
 import { z } from 'zod';
 import { documentSchema, ingestDocumentSchema } from '../../core/documents/document.schema.js';
 import { presentDocument, presentStoredDocument } from '../../core/documents/document.presenter.js';
-import type { DocumentService } from '../../core/documents/document.service.js';
 import { jobSchema } from '../../core/jobs/job.schema.js';
 import { presentJob } from '../../core/jobs/job.presenter.js';
-import type { JobService } from '../../core/jobs/job.service.js';
 import { BURST_LIMITS } from '../../core/plans.js';
-import type { RateLimitStore } from '../../core/ports/rate-limit-store.js';
 import { scopeOf } from '../../core/shared/scope.js';
 import { perKeyLimit } from '../middleware/rate-limit.js';
 import { parseMultipart } from '../multipart.js';
+import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
 
@@ -27,7 +25,9 @@ const uploadParts = z.object({
   }),
 });
 
-export function documentRoutes(documents: DocumentService, jobs: JobService, rateLimits: RateLimitStore): RouteSpec[] {
+export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | 'adapters'>): RouteSpec[] {
+  const { documents, jobs } = services;
+  const { rateLimits } = services.adapters;
   // Spec §8: 10 requests per second per API key on /v1/documents (ingest and upload together).
   const burst = perKeyLimit(rateLimits, 'documents', BURST_LIMITS.documentsPerKeyPerSecond);
   return [

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import type { HealthService } from '../../core/health/health.service.js';
+import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 
 const indexStatus = z.enum(['ok', 'missing']);
 const indexHealth = z.object({ idx_chunks_embedding: indexStatus, idx_platform_chunks_embedding: indexStatus });
 
-export function healthRoutes(health: HealthService): RouteSpec[] {
+export function healthRoutes(services: Pick<Services, 'health'>): RouteSpec[] {
+  const { health } = services;
   return [
     route({
       method: 'get',

@@ -1,18 +1,18 @@
 import { z } from 'zod';
-import type { OAuthClientService } from '../../core/oauth/oauth-client.service.js';
 import { createInitialAccessTokenSchema, createOAuthClientSchema } from '../../core/oauth/oauth.schema.js';
 import { createTenantSchema, updateTenantSchema } from '../../core/tenants/tenant.schema.js';
 import { presentCreatedKey } from '../../core/keys/api-key.presenter.js';
 import { tenantScope } from '../../core/shared/scope.js';
 import { presentTenant } from '../../core/tenants/tenant.presenter.js';
-import type { TenantService } from '../../core/tenants/tenant.service.js';
+import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
 
 const tenantParams = z.object({ id: uuidParam });
 
 /** The instance operator's API under /internal/v1 (ADMIN_TOKEN; not in the OpenAPI document). */
-export function internalRoutes(tenants: TenantService): RouteSpec[] {
+export function internalRoutes(services: Pick<Services, 'tenants'>): RouteSpec[] {
+  const { tenants } = services;
   const common = { tag: 'Internal', access: 'operator', internal: true } as const;
   return [
     route({
@@ -68,7 +68,8 @@ export function internalRoutes(tenants: TenantService): RouteSpec[] {
  * shown once), list and revoke a tenant's applications, and issue a single-use initial access token
  * with which an application registers itself at /oauth/register (RFC 7591).
  */
-export function oauthClientInternalRoutes(oauthClients: OAuthClientService): RouteSpec[] {
+export function oauthClientInternalRoutes(services: Pick<Services, 'oauthClients'>): RouteSpec[] {
+  const { oauthClients } = services;
   const common = { tag: 'Internal', access: 'operator', internal: true } as const;
   return [
     route({

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { documentSummarySchema } from '../../core/documents/document.schema.js';
 import { presentDocument } from '../../core/documents/document.presenter.js';
-import type { DocumentService } from '../../core/documents/document.service.js';
 import { ValidationError } from '../../core/errors.js';
 import {
   createKnowledgeBaseSchema,
@@ -9,15 +8,16 @@ import {
   updateKnowledgeBaseSchema,
 } from '../../core/knowledge-bases/knowledge-base.schema.js';
 import { presentKnowledgeBase } from '../../core/knowledge-bases/knowledge-base.presenter.js';
-import type { KnowledgeBaseService } from '../../core/knowledge-bases/knowledge-base.service.js';
 import { scopeOf } from '../../core/shared/scope.js';
+import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
 
 const kbParams = z.object({ kb_id: uuidParam });
 export const knowledgeBaseCreatedSchema = z.object({ id: z.uuid() });
 
-export function knowledgeBaseRoutes(knowledgeBases: KnowledgeBaseService, documents: DocumentService): RouteSpec[] {
+export function knowledgeBaseRoutes(services: Pick<Services, 'knowledgeBases' | 'documents'>): RouteSpec[] {
+  const { knowledgeBases, documents } = services;
   return [
     route({
       method: 'post',
