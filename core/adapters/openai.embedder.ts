@@ -33,6 +33,8 @@ export interface OpenAiEmbedderOptions {
   /** Prepended to documents, e.g. 'passage: ' for e5 models. */
   documentPrefix?: string;
   fetch?: typeof fetch;
+  /** How a wait between attempts is spent (default: a timer); tests pass one that records the delays. */
+  sleep?: (milliseconds: number) => Promise<unknown>;
 }
 
 interface EmbeddingsResponse {
@@ -60,6 +62,7 @@ export class OpenAiEmbedder implements Embedder {
   private readonly retryBaseDelayMs: number;
   private readonly maxRetryDelayMs: number;
   private readonly fetch: typeof fetch;
+  private readonly sleep: (milliseconds: number) => Promise<unknown>;
 
   constructor(private readonly options: OpenAiEmbedderOptions) {
     const root = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
@@ -74,6 +77,7 @@ export class OpenAiEmbedder implements Embedder {
     this.maxRetryDelayMs = nonNegativeInteger(options.maxRetryDelayMs ?? 30_000, 'maxRetryDelayMs');
     if (options.nativeDimensions !== undefined) positiveInteger(options.nativeDimensions, 'nativeDimensions');
     this.fetch = options.fetch ?? globalThis.fetch;
+    this.sleep = options.sleep ?? sleep;
   }
 
   async embed(texts: string[], options: EmbedOptions): Promise<Float32Array[]> {
@@ -121,7 +125,7 @@ export class OpenAiEmbedder implements Embedder {
       } catch (error) {
         const reason = controller.signal.aborted ? `timed out after ${this.timeoutMs} ms` : 'network error';
         if (retriesLeft) {
-          await sleep(this.backoff(attempt));
+          await this.sleep(this.backoff(attempt));
           continue;
         }
         throw new EmbedderError('unavailable', this.describe(`${reason}, after ${attempt + 1} attempt(s)`), undefined, {
@@ -140,7 +144,7 @@ export class OpenAiEmbedder implements Embedder {
       }
       if (isRetryableStatus(response.status)) {
         if (retriesLeft) {
-          await sleep(this.retryDelay(response.headers, attempt));
+          await this.sleep(this.retryDelay(response.headers, attempt));
           continue;
         }
         throw new EmbedderError(

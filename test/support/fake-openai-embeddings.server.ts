@@ -10,8 +10,6 @@ import type { AddressInfo } from 'node:net';
 
 export interface FakeOpenAiEmbeddingsRequest {
   path: string;
-  /** `performance.now()` when the request arrived, to check waits between retries. */
-  receivedAt: number;
   headers: IncomingHttpHeaders;
   body: { model?: unknown; input?: unknown; encoding_format?: unknown; dimensions?: unknown };
 }
@@ -81,7 +79,7 @@ export class FakeOpenAiEmbeddingsServer {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = parseBody(Buffer.concat(chunks).toString('utf8'));
-    this.requests.push({ path: request.url ?? '', receivedAt: performance.now(), headers: request.headers, body });
+    this.requests.push({ path: request.url ?? '', headers: request.headers, body });
     if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     if (response.destroyed) return;
 

@@ -127,20 +127,48 @@ describe('OpenAiEmbedder', () => {
     });
   }
 
+  /** Records each wait the embedder asks for instead of spending it, so delays are checked exactly, not timed. */
+  const recordingSleep = (): { waits: number[]; sleep: (milliseconds: number) => Promise<void> } => {
+    const waits: number[] = [];
+    return { waits, sleep: (milliseconds) => Promise.resolve(void waits.push(milliseconds)) };
+  };
+
   it('honours Retry-After (seconds) and retry-after-ms', async () => {
     fake.failNext(1, { status: 429, headers: { 'retry-after': '1' } });
     fake.failNext(1, { status: 503, headers: { 'retry-after-ms': '300' } });
-    await embedder().embed(['a'], { dimensions: 24, kind: 'document' });
-    const [first, second, third] = fake.requests.map((r) => r.receivedAt) as [number, number, number];
+    const { waits, sleep } = recordingSleep();
+    await embedder({ sleep }).embed(['a'], { dimensions: 24, kind: 'document' });
     assert.equal(fake.requests.length, 3);
-    assert.ok(second - first >= 950, `waited ${second - first} ms after Retry-After: 1`);
-    assert.ok(third - second >= 280, `waited ${third - second} ms after retry-after-ms: 300`);
+    assert.deepEqual(waits, [1000, 300]);
+  });
+
+  it('honours Retry-After given as an HTTP date', async () => {
+    const when = new Date(Date.now() + 120_000).toUTCString();
+    fake.failNext(1, { status: 429, headers: { 'retry-after': when } });
+    const { waits, sleep } = recordingSleep();
+    await embedder({ sleep, maxRetryDelayMs: 600_000 }).embed(['a'], { dimensions: 24, kind: 'document' });
+    assert.equal(waits.length, 1);
+    // An HTTP date has whole seconds: the wait is up to two minutes, less the part of a second lost.
+    assert.ok(waits[0]! > 115_000 && waits[0]! <= 120_000, `waited ${waits[0]} ms`);
   });
 
   it('caps a long Retry-After at maxRetryDelayMs', async () => {
     fake.failNext(1, { status: 429, headers: { 'retry-after': '3600' } });
-    await embedder({ maxRetryDelayMs: 20 }).embed(['a'], { dimensions: 24, kind: 'document' });
+    const { waits, sleep } = recordingSleep();
+    await embedder({ maxRetryDelayMs: 20, sleep }).embed(['a'], { dimensions: 24, kind: 'document' });
     assert.equal(fake.requests.length, 2);
+    assert.deepEqual(waits, [20]);
+  });
+
+  it('backs off exponentially with jitter when no Retry-After is given', async () => {
+    fake.failNext(3, { status: 502 });
+    const { waits, sleep } = recordingSleep();
+    await embedder({ sleep, retryBaseDelayMs: 100, maxRetries: 3 }).embed(['a'], { dimensions: 24, kind: 'document' });
+    assert.equal(waits.length, 3);
+    waits.forEach((wait, attempt) => {
+      const exponential = 100 * 2 ** attempt;
+      assert.ok(wait >= exponential / 2 && wait <= exponential, `attempt ${attempt} waited ${wait} ms`);
+    });
   });
 
   it('gives up after maxRetries with an unavailable error carrying the status', async () => {

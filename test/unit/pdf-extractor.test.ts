@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { performance } from 'node:perf_hooks';
 import { PdfExtractor } from '../../core/documents/pdf-extractor.js';
 import { AppError } from '../../core/errors.js';
 import {
@@ -98,18 +97,16 @@ describe('PdfExtractor', () => {
   it('keeps the event loop free while a large PDF is parsed', async () => {
     let ticks = 0;
     const interval = setInterval(() => ticks++, 1);
-    const start = performance.eventLoopUtilization();
     try {
       const result = await extractor.extract(large, GENEROUS);
       assert.equal(result.pages, 40);
     } finally {
       clearInterval(interval);
     }
-    const { utilization } = performance.eventLoopUtilization(start);
-    // Parsing this PDF on the main thread fires no timer at all and keeps the loop busy all along
-    // (utilization 1); in the worker, timers keep firing and the main thread is mostly idle.
+    // Parsing this PDF on the main thread fires no timer at all: pdf.js keeps the loop busy with
+    // microtasks until it is done. In the worker, timers keep firing while the main thread waits.
+    // (Counting ticks, not measuring utilisation, so a loaded machine cannot fail the test.)
     assert.ok(ticks > 10, `only ${ticks} timer ticks during the parse`);
-    assert.ok(utilization < 0.5, `event loop utilization ${utilization.toFixed(2)} during the parse`);
   });
 
   it('parses several PDFs at once', async () => {
