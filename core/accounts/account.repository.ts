@@ -7,6 +7,20 @@ export async function documentIdsOfTenant(db: Queryable, scope: Scope): Promise<
   return rows.map((r) => r.id);
 }
 
+/** The tenant's documents in creation order, with the name of their original file when one was uploaded (not its bytes). */
+export async function documentEntriesOfTenant(
+  db: Queryable,
+  scope: Scope,
+): Promise<{ id: string; has_file: boolean; file_name: string | null }[]> {
+  const { rows } = await db.query<{ id: string; has_file: boolean; file_name: string | null }>(
+    `SELECT d.id, f.document_id IS NOT NULL AS has_file, f.file_name
+     FROM documents d LEFT JOIN document_files f ON f.document_id = d.id
+     WHERE d.tenant_id = $1 ORDER BY d.created_at, d.id`,
+    [scope.tenantId],
+  );
+  return rows;
+}
+
 export async function insertExport(db: Queryable, scope: Scope, expiresAt: Date): Promise<string> {
   const { rows } = await db.query<{ id: string }>('INSERT INTO account_exports (tenant_id, expires_at) VALUES ($1, $2) RETURNING id', [
     scope.tenantId,

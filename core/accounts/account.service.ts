@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import yazl from 'yazl';
 import { presentBillingStatus } from '../billing/billing.presenter.js';
 import type { BillingService } from '../billing/billing.service.js';
@@ -24,7 +24,7 @@ import { type Scope, scopeOf } from '../shared/scope.js';
 import { presentTenant } from '../tenants/tenant.presenter.js';
 import { findTenant } from '../tenants/tenant.repository.js';
 import { monthlyHistory } from '../usage/usage.repository.js';
-import { deleteTenant, documentIdsOfTenant, exportOwner, insertExport, publicJobsOfTenant, usageEventsOfTenant } from './account.repository.js';
+import { deleteTenant, documentEntriesOfTenant, documentIdsOfTenant, exportOwner, insertExport, publicJobsOfTenant, usageEventsOfTenant } from './account.repository.js';
 
 /** Spec §8: an export download link is valid for 86400 seconds. */
 export const EXPORT_LINK_SECONDS = 86_400;
@@ -110,21 +110,41 @@ export class AccountService {
     if (!owner) throw errors.notFound('export');
     const zip = new yazl.ZipFile();
     const stream = zip.outputStream as unknown as Readable;
+    // A failure while the archive is written (a lazy entry's read, yazl itself) ends the download
+    // with an error; it must never reach the process as an unhandled 'error' event.
+    zip.on('error', (err: Error) => stream.destroy(err));
     void this.fillArchive(zip, owner).catch((err: unknown) => stream.destroy(err as Error));
     return { fileName: `lore-export-${owner.tenantId}.zip`, stream };
   }
 
+  /**
+   * Documents and files are added as lazy entries: yazl asks for an entry's bytes only when the
+   * archive reaches it, and the response's back-pressure holds it there, so the process holds one
+   * document at a time, not the account.
+   */
   private async fillArchive(zip: yazl.ZipFile, scope: Scope): Promise<void> {
     const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2));
+    const lazy = (path: string, bytes: () => Promise<Buffer>) =>
+      zip.addReadStreamLazy(path, (callback) => {
+        bytes().then(
+          (buffer) => callback(null, Readable.from([buffer])),
+          (err: unknown) => callback(err, Readable.from([])),
+        );
+      });
     zip.addBuffer(json(await this.accountRecord(scope)), 'account.json');
     zip.addBuffer(json((await listApiKeys(this.db, scope)).map(presentApiKey)), 'api_keys.json');
     zip.addBuffer(json((await listKnowledgeBases(this.db, scope)).map(presentKnowledgeBase)), 'knowledge_bases.json');
-    for (const doc of await this.documents(scope)) {
-      const full = await findDocument(this.db, scope, doc.id, true);
-      if (!full) continue;
-      zip.addBuffer(json(presentDocument(full)), `documents/${doc.id}.json`);
-      const file = await findDocumentFile(this.db, scope, doc.id);
-      if (file) zip.addBuffer(file.data, `files/${doc.id}/${(file.file_name ?? 'original').replace(/[/\\]/g, '_')}`);
+    for (const doc of await documentEntriesOfTenant(this.db, scope)) {
+      lazy(`documents/${doc.id}.json`, async () => {
+        const full = await findDocument(this.db, scope, doc.id, true);
+        // Deleted after the archive was begun: the entry says so rather than vanishing.
+        return json(full ? presentDocument(full) : { id: doc.id, deleted_during_export: true });
+      });
+      if (doc.has_file) {
+        lazy(`files/${doc.id}/${(doc.file_name ?? 'original').replace(/[/\\]/g, '_')}`, async () =>
+          (await findDocumentFile(this.db, scope, doc.id))?.data ?? Buffer.alloc(0),
+        );
+      }
     }
     zip.addBuffer(json((await publicJobsOfTenant(this.db, scope)).map(presentJob)), 'jobs.json');
     zip.addBuffer(json(await monthlyHistory(this.db, scope)), 'usage_history.json');

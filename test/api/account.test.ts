@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { type IncomingMessage, get } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import yauzl from 'yauzl';
 import { type TestApp, client, createKey, createTenant, ingest, startTestApp } from '../support/app.js';
 import { TestClock } from '../support/clock.js';
@@ -146,6 +149,70 @@ for (const database of testDatabases()) {
       // The other tenant is untouched.
       assert.equal((await other.api('GET', `/v1/documents/${other.documentId}`)).status, 200);
       assert.equal((await other.api('POST', '/v1/query', { query: 'holidays' })).body.results[0].document_id, other.documentId);
+    });
+  });
+  // Its own block, on an app whose job engine is stopped, with no other engine on the database:
+  // the large documents stay queued instead of being ingested.
+  describe(`account export streaming [${database.name}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(await database.get(), { jobs: false });
+    });
+    after(() => app.close());
+
+    /** Opens a download and hands back the response once its first bytes have arrived. */
+    function open(url: string): Promise<{ res: IncomingMessage; first: Buffer }> {
+      return new Promise((resolve, reject) => {
+        get(url, (res) => {
+          res.once('data', (first: Buffer) => {
+            res.pause();
+            resolve({ res, first });
+          });
+          res.once('error', reject);
+        }).once('error', reject);
+      });
+    }
+
+    const rest = (res: IncomingMessage): Promise<Buffer> =>
+      new Promise((resolve, reject) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.once('end', () => resolve(Buffer.concat(parts)));
+        res.once('error', reject);
+        res.resume();
+      });
+
+    it('streams the archive document by document, as the client reads, and survives a client that goes away', async () => {
+      const t = await createTenant(app, 'standard');
+      const api = client(app.url, t.key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'large' })).body.id as string;
+      // Random text, so the archive stays large after compression: about 18 MB before the last document,
+      // more than socket and stream buffers hold.
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const content = randomBytes(3 * 1024 * 1024).toString('base64');
+        const res = await api('POST', '/v1/documents', { knowledge_base_id: kb, title: `large ${i}`, content });
+        assert.equal(res.status, 202);
+        ids.push(res.body.document_id as string);
+      }
+      const { download_url: url } = (await api('POST', '/v1/account/export')).body as { download_url: string };
+
+      // A client that reads a little and goes away: the download ends, Lore keeps serving.
+      const abandoned = await open(url);
+      abandoned.res.destroy();
+      assert.equal((await fetch(`${app.url}/health/live`)).status, 200);
+
+      // A client that reads a little and pauses: the server waits for it before it reads the last
+      // document, so a document deleted meanwhile is exported as deleted, not from memory.
+      const paused = await open(url);
+      await sleep(300); // time enough for an archive built eagerly to have read every document
+      const last = ids.at(-1)!;
+      assert.equal((await api('DELETE', `/v1/documents/${last}`)).status, 204);
+      const archive = await unzip(Buffer.concat([paused.first, await rest(paused.res)]));
+      assert.deepEqual(JSON.parse(archive.get(`documents/${last}.json`)!.toString()), { id: last, deleted_during_export: true });
+      const first = JSON.parse(archive.get(`documents/${ids[0]}.json`)!.toString()) as { content: string };
+      assert.equal(first.content.length, 4 * 1024 * 1024);
+      assert.equal((await fetch(`${app.url}/health/live`)).status, 200);
     });
   });
 }
