@@ -468,6 +468,29 @@ for (const database of testDatabases()) {
       controller.abort();
     });
 
+    it('ends an SSE session whose client goes away, and keeps serving', async () => {
+      const t = await createTenant(app);
+      const token = await tokenOf(app, t.id, ['mcp:read']);
+      const open = async () => {
+        const controller = new AbortController();
+        const stream = await politeFetch(`${app.url}/mcp/sse`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: controller.signal });
+        assert.equal(stream.status, 200);
+        const reader = stream.body!.getReader();
+        let text = '';
+        while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+        return { controller, endpoint: /data: (\S+)/.exec(text)![1]! };
+      };
+      const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+      const gone = await open();
+      assert.equal((await rawPost(app, token, ping, { path: gone.endpoint })).status, 202);
+      gone.controller.abort();
+      await pollUntil('the abandoned session to end', async () => (await rawPost(app, token, ping, { path: gone.endpoint })).status === 404);
+      assert.equal((await fetch(`${app.url}/health/live`)).status, 200);
+      const next = await open();
+      assert.equal((await rawPost(app, token, ping, { path: next.endpoint })).status, 202);
+      next.controller.abort();
+    });
+
     it('isolates sub-tenants: an application of a sub-tenant sees only that sub-tenant', async () => {
       const t = await createTenant(app, 'enterprise');
       const sub = await client(app.url, t.key)('POST', '/v1/sub-tenants', { name: 'Team A' });

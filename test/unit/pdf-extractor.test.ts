@@ -109,6 +109,17 @@ describe('PdfExtractor', () => {
     assert.ok(ticks > 10, `only ${ticks} timer ticks during the parse`);
   });
 
+  it('fails a call whose worker runs out of heap with 422, and keeps the process and the other workers serving', async () => {
+    const cramped = new PdfExtractor({ maxWorkers: 1, maxHeapMb: 8 });
+    try {
+      await assertRejects422(cramped.extract(large, GENEROUS), 'pdf_extraction_failed', /too complex/);
+      assert.equal(cramped.workerCount, 0);
+    } finally {
+      await cramped.close();
+    }
+    assert.equal((await extractor.extract(large, GENEROUS)).pages, 40);
+  });
+
   it('parses several PDFs at once', async () => {
     const pdfs = await Promise.all([multilingualPdf(), multilingualPdf(), multilingualPdf(), multilingualPdf()]);
     const results = await Promise.all(pdfs.map((pdf) => extractor.extract(pdf, GENEROUS)));
