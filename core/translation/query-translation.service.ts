@@ -18,6 +18,13 @@ export type ConfigLevel = (typeof CONFIG_LEVELS)[number];
 type Field = keyof TranslationConfig;
 
 /** What applies where nothing is set: translate queries, translate responses when asked, never fail a query over translation. */
+/**
+ * A language is one of a knowledge base's languages, for query translation, when at least this
+ * share of its indexed documents is in it: a handful of stray documents (or misdetected ones)
+ * must not send every query of a large knowledge base through a translation and a second search.
+ */
+export const MIN_LANGUAGE_SHARE = 0.1;
+
 export const INSTANCE_DEFAULT: Required<Omit<TranslationConfig, 'preferred_language'>> = {
   query_translation: 'auto',
   response_translation: 'on_request',
@@ -147,7 +154,12 @@ export class QueryTranslationService {
     search: Search,
   ): Promise<QueryResultItem[]> {
     const active = kbs.filter((kb) => kbConfig.get(kb.id)!.query_translation === 'auto');
-    const detected = await documentLanguages(this.db, scopeOf(ctx), active.filter((kb) => !kbConfig.get(kb.id)!.preferred_language).map((kb) => kb.id));
+    const detected = await documentLanguages(
+      this.db,
+      scopeOf(ctx),
+      active.filter((kb) => !kbConfig.get(kb.id)!.preferred_language).map((kb) => kb.id),
+      MIN_LANGUAGE_SHARE,
+    );
     const groups = new Map<Language, KnowledgeBaseRow[]>();
     for (const kb of active) {
       const preferred = kbConfig.get(kb.id)!.preferred_language;

@@ -33,14 +33,28 @@ export async function storeTranslations(db: Queryable, scope: Scope, entries: Ar
 }
 
 /** The languages of each knowledge base's indexed documents (as detected at ingestion). */
-export async function documentLanguages(db: Queryable, scope: Scope, knowledgeBaseIds: string[]): Promise<Map<string, Language[]>> {
+/**
+ * The languages of each knowledge base's indexed documents that hold at least `minShare` of them
+ * (0..1), so a few stray documents do not make a language of the knowledge base.
+ */
+export async function documentLanguages(
+  db: Queryable,
+  scope: Scope,
+  knowledgeBaseIds: string[],
+  minShare: number,
+): Promise<Map<string, Language[]>> {
   const out = new Map<string, Language[]>();
   if (!knowledgeBaseIds.length) return out;
   const { rows } = await db.query<{ knowledge_base_id: string; language: Language }>(
-    `SELECT DISTINCT knowledge_base_id, language FROM documents
-     WHERE tenant_id = $1 AND knowledge_base_id = ANY($2::uuid[]) AND status = 'ready' AND language IS NOT NULL
+    `SELECT knowledge_base_id, language FROM (
+       SELECT knowledge_base_id, language, count(*) AS n, sum(count(*)) OVER (PARTITION BY knowledge_base_id) AS total
+       FROM documents
+       WHERE tenant_id = $1 AND knowledge_base_id = ANY($2::uuid[]) AND status = 'ready' AND language IS NOT NULL
+       GROUP BY knowledge_base_id, language
+     ) shares
+     WHERE n >= $3 * total
      ORDER BY 1, 2`,
-    [scope.tenantId, knowledgeBaseIds],
+    [scope.tenantId, knowledgeBaseIds, minShare],
   );
   for (const row of rows) out.set(row.knowledge_base_id, [...(out.get(row.knowledge_base_id) ?? []), row.language]);
   return out;

@@ -65,6 +65,23 @@ for (const database of testDatabases()) {
       assert.equal(told.body.metadata.translation_config_source, 'instance_default');
     });
 
+    it('does not translate into a language that only a few of the knowledge base’s documents are in', async () => {
+      const english = Array.from({ length: 10 }, (_, i) => `The library opens at ${i + 8} in the morning and closes late in the evening.`);
+      // One Spanish document of eleven (9 %): below the share that makes Spanish a language of the knowledge base.
+      const { t, api } = await tenantWith([...english, SPANISH[0]!]);
+      const res = await query(api, { query: 'When does the library open in the morning?' });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.metadata, undefined);
+      const ledger = await app.db.query("SELECT 1 FROM usage_events WHERE tenant_id = $1 AND event_type = 'query_translation'", [t.id]);
+      assert.equal(ledger.rows.length, 0);
+      // One more Spanish document (2 of 12, 17 %) and Spanish counts: the query is translated again.
+      const kb = (await api('GET', '/v1/knowledge-bases')).body[0].id as string;
+      await ingest(app, t.key, { knowledge_base_id: kb, title: 'second', content: SPANISH[1]! });
+      const again = await query(api, { query: 'The cat sleeps in the kitchen.' });
+      assert.equal(again.body.metadata.translation_config_source, 'instance_default');
+      assert.ok(again.body.results.some((r: { content: string }) => r.content === SPANISH[0]));
+    });
+
     it('query_translation never searches with the query as it is; preferred_language chooses the language', async () => {
       const never = await tenantWith(SPANISH, { kb: { translation_config: { query_translation: 'never' } } });
       const res = await query(never.api, { query: 'The cat sleeps in the kitchen.' });
