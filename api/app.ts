@@ -23,6 +23,7 @@ import { healthRoutes } from './routes/health.routes.js';
 import { internalRoutes, oauthClientInternalRoutes } from './routes/internal.routes.js';
 import { mcpRouter } from './mcp/mcp.router.js';
 import { oauthRouter } from './oauth/oauth.routes.js';
+import { addonRoutes } from './routes/addon.routes.js';
 import { documentRoutes } from './routes/document.routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base.routes.js';
 import { queryRoutes } from './routes/query.routes.js';
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps): App {
     ...dpaRoutes(services),
     ...corpusRoutes(services),
     ...translationRoutes(services),
+    ...addonRoutes(services),
     ...accountRoutes(services, config.publicBaseUrl),
     ...apiKeyRoutes(services),
     ...internalRoutes(services),

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { TranslationEngineName } from './ports/translator.js';
+import { type Language, SUPPORTED_LANGUAGES } from './translation/translation.schema.js';
 
 /**
  * Every environment variable Lore reads, parsed once. Nothing else in the codebase reads
@@ -84,6 +85,37 @@ const envSchema = z.object({
   DEEPL_API_KEY: z.string().min(1).optional(),
   TRANSLATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   TRANSLATION_HEALTH_TTL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  SCRIBE_API_ENABLED: boolFromEnv.default(true),
+  TRANSCRIPTION_ENGINE: z.enum(['local', 'openai', 'none']).default('local'),
+  TRANSCRIPTION_URL: urlString.optional(),
+  TRANSCRIPTION_MODEL: z.string().min(1).default('whisper-1'),
+  TRANSCRIPTION_API_KEY: z.string().min(1).optional(),
+  TRANSCRIPTION_LANGUAGES: z
+    .string()
+    .regex(/^(en|nl|fr|de|es|it|bg|ro)(\s*,\s*(en|nl|fr|de|es|it|bg|ro))*$/, 'a comma-separated list of en, nl, fr, de, es, it, bg, ro')
+    .optional(),
+  TRANSCRIPTION_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+  TRANSCRIPTION_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
+  POCKETSPHINX_BINARY: z.string().min(1).default('pocketsphinx_continuous'),
+  POCKETSPHINX_MODEL_DIR: z.string().min(1).default('/usr/share/pocketsphinx/model/en-us'),
+  FFMPEG_BINARY: z.string().min(1).default('ffmpeg'),
+  FFPROBE_BINARY: z.string().min(1).default('ffprobe'),
+  REPORT_ENGINE: z.enum(['builtin', 'openai']).default('builtin'),
+  REPORT_URL: urlString.optional(),
+  REPORT_MODEL: z.string().min(1).optional(),
+  REPORT_API_KEY: z.string().min(1).optional(),
+  REPORT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(120_000),
+  REPORT_MAX_CHARS: z.coerce.number().int().min(1).max(10_000_000).default(200_000),
+  ADDON_RESULT_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
+  CALLBACK_ALLOWED_NETWORKS: z
+    .string()
+    .regex(/^[0-9a-fA-F.:/,\s]+$/, 'a comma-separated list of IPs or CIDRs')
+    .optional(),
+  CALLBACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  CALLBACK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*$/, 'a comma-separated list of waits in seconds')
+    .optional(),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -155,6 +187,31 @@ export interface Config {
     httpTimeoutMs: number;
     healthTtlSeconds: number;
   };
+  addons: AddonsConfig;
+}
+
+/**
+ * The transcription and report add-ons (spec §4). `enabled` off answers 503 scribe_api_not_available;
+ * an engine set to `none` (transcription) answers 503 transcription_unavailable.
+ */
+export interface AddonsConfig {
+  enabled: boolean;
+  transcription:
+    | { engine: 'local'; pocketsphinxBinary: string; modelDir: string }
+    | { engine: 'openai'; url: string; model: string; apiKey: string | undefined; languages: Language[] }
+    | { engine: 'none' };
+  ffmpegBinary: string;
+  ffprobeBinary: string;
+  maxAudioSeconds: number;
+  transcriptionTimeoutMs: number;
+  report: { engine: 'builtin' } | { engine: 'openai'; url: string; model: string; apiKey: string | undefined };
+  reportTimeoutMs: number;
+  maxTranscriptChars: number;
+  /** How long a job's result stays retrievable at GET /v1/jobs/{id}/result. */
+  resultTtlHours: number;
+  /** Callback targets: https on public addresses only, unless the address is in `allowedNetworks` (then http too). */
+  /** `retrySchedule`: the waits (seconds) before the 2nd, 3rd, ... delivery attempt; unset: the default schedule. */
+  callbacks: { allowedNetworks: string[]; timeoutMs: number; retrySchedule: number[] | undefined };
 }
 
 export class ConfigError extends Error {
@@ -215,6 +272,45 @@ export function loadConfig(env: Env = process.env): Config {
     httpTimeoutMs: e.TRANSLATION_TIMEOUT_MS,
     healthTtlSeconds: e.TRANSLATION_HEALTH_TTL_SECONDS,
   };
+  const transcription: AddonsConfig['transcription'] =
+    e.TRANSCRIPTION_ENGINE === 'openai'
+      ? {
+          engine: 'openai',
+          url: e.TRANSCRIPTION_URL ?? fail('TRANSCRIPTION_URL', 'required when TRANSCRIPTION_ENGINE=openai'),
+          model: e.TRANSCRIPTION_MODEL,
+          apiKey: e.TRANSCRIPTION_API_KEY,
+          languages: e.TRANSCRIPTION_LANGUAGES
+            ? [...new Set(e.TRANSCRIPTION_LANGUAGES.split(',').map((l) => l.trim() as Language))]
+            : [...SUPPORTED_LANGUAGES],
+        }
+      : e.TRANSCRIPTION_ENGINE === 'local'
+        ? { engine: 'local', pocketsphinxBinary: e.POCKETSPHINX_BINARY, modelDir: e.POCKETSPHINX_MODEL_DIR }
+        : { engine: 'none' };
+  const addons: AddonsConfig = {
+    enabled: e.SCRIBE_API_ENABLED,
+    transcription,
+    ffmpegBinary: e.FFMPEG_BINARY,
+    ffprobeBinary: e.FFPROBE_BINARY,
+    maxAudioSeconds: e.TRANSCRIPTION_MAX_SECONDS,
+    transcriptionTimeoutMs: e.TRANSCRIPTION_TIMEOUT_MS,
+    report:
+      e.REPORT_ENGINE === 'openai'
+        ? {
+            engine: 'openai',
+            url: e.REPORT_URL ?? fail('REPORT_URL', 'required when REPORT_ENGINE=openai'),
+            model: e.REPORT_MODEL ?? fail('REPORT_MODEL', 'required when REPORT_ENGINE=openai'),
+            apiKey: e.REPORT_API_KEY,
+          }
+        : { engine: 'builtin' },
+    reportTimeoutMs: e.REPORT_TIMEOUT_MS,
+    maxTranscriptChars: e.REPORT_MAX_CHARS,
+    resultTtlHours: e.ADDON_RESULT_TTL_HOURS,
+    callbacks: {
+      allowedNetworks: (e.CALLBACK_ALLOWED_NETWORKS ?? '').split(',').map((v) => v.trim()).filter(Boolean),
+      timeoutMs: e.CALLBACK_TIMEOUT_MS,
+      retrySchedule: e.CALLBACK_RETRY_SCHEDULE?.split(',').map((v) => Number(v.trim())),
+    },
+  };
   const database: Config['database'] = e.DATABASE_URL
     ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
     : { kind: 'embedded', sharedBuffers: e.PGLITE_SHARED_BUFFERS };
@@ -266,5 +362,6 @@ export function loadConfig(env: Env = process.env): Config {
       verifier: oauthVerifier,
     },
     translation,
+    addons,
   };
 }

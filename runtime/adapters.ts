@@ -1,5 +1,14 @@
 import type { Logger } from 'pino';
 import { ApertiumTranslator } from '../core/adapters/apertium.translator.js';
+import { ExtractiveReportGenerator } from '../core/adapters/extractive.report-generator.js';
+import { FfmpegAudioDecoder } from '../core/adapters/ffmpeg.audio-decoder.js';
+import { OpenAiReportGenerator } from '../core/adapters/openai.report-generator.js';
+import { OpenAiTranscriber } from '../core/adapters/openai.transcriber.js';
+import { PocketsphinxTranscriber } from '../core/adapters/pocketsphinx.transcriber.js';
+import { SsrfSafeHttpClient } from '../core/adapters/ssrf-safe.http-client.js';
+import type { OutboundHttp } from '../core/ports/outbound-http.js';
+import type { ReportGenerator } from '../core/ports/report-generator.js';
+import type { AudioDecoder, Transcriber } from '../core/ports/transcriber.js';
 import { CompositeTranslator } from '../core/adapters/composite.translator.js';
 import { DeepLTranslator } from '../core/adapters/deepl.translator.js';
 import { FlatKeywordIndex } from '../core/adapters/flat-index/flat.keyword-index.js';
@@ -20,7 +29,7 @@ import type { VectorIndex } from '../core/ports/vector-index.js';
 /** The adapter of each port that the configuration names. */
 export type AdapterConfig = Pick<
   Config,
-  'embedder' | 'embedderBatchSize' | 'embedderTimeoutMs' | 'vectorIndex' | 'keywordIndex' | 'translation'
+  'embedder' | 'embedderBatchSize' | 'embedderTimeoutMs' | 'vectorIndex' | 'keywordIndex' | 'translation' | 'addons'
 >;
 
 export function createEmbedder(config: AdapterConfig): Embedder {
@@ -75,4 +84,35 @@ export function createTranslator(config: AdapterConfig): CompositeTranslator {
     }
   });
   return new CompositeTranslator(engines, { healthTtlMs: t.healthTtlSeconds * 1000 });
+}
+
+/** The add-ons' engines: audio decoding, transcription (none when switched off), reports, and the callbacks' client. */
+export function createAddonAdapters(config: AdapterConfig): {
+  audioDecoder: AudioDecoder;
+  transcriber: Transcriber | null;
+  reportGenerator: ReportGenerator;
+  outboundHttp: OutboundHttp;
+} {
+  const a = config.addons;
+  const t = a.transcription;
+  const transcriber =
+    t.engine === 'local'
+      ? new PocketsphinxTranscriber({ binary: t.pocketsphinxBinary, modelDir: t.modelDir, timeoutMs: a.transcriptionTimeoutMs })
+      : t.engine === 'openai'
+        ? new OpenAiTranscriber({ baseUrl: t.url, model: t.model, apiKey: t.apiKey, languages: t.languages, timeoutMs: a.transcriptionTimeoutMs })
+        : null;
+  return {
+    audioDecoder: new FfmpegAudioDecoder({
+      ffmpegBinary: a.ffmpegBinary,
+      ffprobeBinary: a.ffprobeBinary,
+      maxSeconds: a.maxAudioSeconds,
+      timeoutMs: a.transcriptionTimeoutMs,
+    }),
+    transcriber,
+    reportGenerator:
+      a.report.engine === 'openai'
+        ? new OpenAiReportGenerator({ baseUrl: a.report.url, model: a.report.model, apiKey: a.report.apiKey, timeoutMs: a.reportTimeoutMs })
+        : new ExtractiveReportGenerator(),
+    outboundHttp: new SsrfSafeHttpClient({ allowedNetworks: a.callbacks.allowedNetworks, timeoutMs: a.callbacks.timeoutMs }),
+  };
 }

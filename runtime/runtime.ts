@@ -9,7 +9,7 @@ import { TableMaintenance } from '../core/db/table-maintenance.js';
 import { PdfExtractor } from '../core/documents/pdf-extractor.js';
 import { createActivities } from '../workflows/activities.js';
 import { EmbeddedWorkflowEngine } from '../workflows/embedded-engine.js';
-import { createEmbedder, createKeywordIndex, createTranslator, createVectorIndex } from './adapters.js';
+import { createAddonAdapters, createEmbedder, createKeywordIndex, createTranslator, createVectorIndex } from './adapters.js';
 import { type Adapters, type Services, createServices } from './services.js';
 
 export type RuntimeConfig = Pick<
@@ -31,6 +31,7 @@ export type RuntimeConfig = Pick<
   | 'rateLimitStore'
   | 'oauth'
   | 'translation'
+  | 'addons'
 >;
 
 export interface Runtime {
@@ -87,6 +88,8 @@ export async function createRuntime(
       overrides.tokenVerifier ??
       (config.oauth.verifier.kind === 'jwks' ? new JwksTokenVerifier(config.oauth.verifier.jwksUrl, config.oauth.verifier.issuer) : undefined),
     translator,
+    ...createAddonAdapters(config),
+    ...pickDefined(overrides, ['audioDecoder', 'transcriber', 'reportGenerator', 'outboundHttp']),
   });
   // A configured signing key that cannot be used stops start-up instead of the first token request.
   if (config.oauth.signingKeyFile) await services.oauthTokens.jwks();
@@ -103,4 +106,9 @@ export async function createRuntime(
       await pdf.close();
     },
   };
+}
+
+/** The overrides given for some keys (a test's fake engine, say), without the keys left undefined. */
+function pickDefined<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((k) => source[k] !== undefined).map((k) => [k, source[k]])) as Partial<Pick<T, K>>;
 }

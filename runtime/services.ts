@@ -1,4 +1,8 @@
 import { AccountService } from '../core/accounts/account.service.js';
+import { AddonService, DEFAULT_RETRY_SCHEDULE } from '../core/addons/addon.service.js';
+import type { OutboundHttp } from '../core/ports/outbound-http.js';
+import type { ReportGenerator } from '../core/ports/report-generator.js';
+import type { AudioDecoder, Transcriber } from '../core/ports/transcriber.js';
 import { BillingPeriodService } from '../core/billing/billing-period.service.js';
 import { BillingService } from '../core/billing/billing.service.js';
 import { PlanChangeService } from '../core/billing/plan-change.service.js';
@@ -52,6 +56,12 @@ export interface Adapters {
   tokenVerifier?: TokenVerifier;
   /** The configured translation engines, combined; default: none (translation off). */
   translator?: Translator;
+  /** The add-ons' engines (runtime/adapters.ts: createAddonAdapters). */
+  audioDecoder: AudioDecoder;
+  transcriber: Transcriber | null;
+  reportGenerator: ReportGenerator;
+  /** The SSRF-safe client for callbacks to tenants' URLs. */
+  outboundHttp: OutboundHttp;
 }
 
 export interface Services {
@@ -80,12 +90,13 @@ export interface Services {
   corpusIngestion: CorpusIngestionService;
   translation: TranslationService;
   translationSettings: TranslationSettingsService;
+  addons: AddonService;
 }
 
 /** Wires the domain services by hand: the one place that decides what depends on what. */
 export function createServices(
   db: Database,
-  config: Pick<Config, 'apiKeyPrefix' | 'chunking' | 'pdfParseTimeoutMs' | 'billingEnabled' | 'dpaCurrentVersion' | 'oauth'>,
+  config: Pick<Config, 'apiKeyPrefix' | 'chunking' | 'pdfParseTimeoutMs' | 'billingEnabled' | 'dpaCurrentVersion' | 'oauth' | 'addons'>,
   adapters: Adapters,
 ): Services {
   const clock = adapters.clock ?? systemClock;
@@ -130,5 +141,24 @@ export function createServices(
     corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector, adapters.vectorIndex),
     translation,
     translationSettings: new TranslationSettingsService(db),
+    addons: new AddonService(
+      db,
+      adapters.engine,
+      adapters.audioDecoder,
+      adapters.transcriber,
+      adapters.reportGenerator,
+      adapters.languageDetector,
+      adapters.outboundHttp,
+      clock,
+      {
+        enabled: config.addons.enabled,
+        maxAudioSeconds: config.addons.maxAudioSeconds,
+        maxTranscriptChars: config.addons.maxTranscriptChars,
+        resultTtlHours: config.addons.resultTtlHours,
+        segmentSeconds: 30,
+        retrySchedule: config.addons.callbacks.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
+        healthTtlMs: 30_000,
+      },
+    ),
   };
 }

@@ -1,3 +1,4 @@
+import type { AddonService } from '../core/addons/addon.service.js';
 import type { BillingPeriodService } from '../core/billing/billing-period.service.js';
 import type { CorpusIngestionService } from '../core/corpora/corpus-ingestion.service.js';
 import { INGESTION_BATCH_SIZE, type IngestionService } from '../core/ingestion/ingestion.service.js';
@@ -9,6 +10,7 @@ export interface ActivityDeps {
   ingestion: Pick<IngestionService, 'indexDocument' | 'indexDocuments' | 'documentFailed'>;
   corpusIngestion: Pick<CorpusIngestionService, 'indexRecords' | 'recordsFailed'>;
   billingPeriods: Pick<BillingPeriodService, 'rollover'>;
+  addons: Pick<AddonService, 'runTranscription' | 'runReport' | 'jobFailed' | 'deliverCallback'>;
 }
 
 /**
@@ -25,6 +27,19 @@ export function createActivities(deps: ActivityDeps): JobDefinitions {
     corpus_ingestion: {
       run: (job, control) => deps.corpusIngestion.indexRecords(job, control),
       failed: (tx, job, error) => deps.corpusIngestion.recordsFailed(tx, job, error),
+    },
+    // Add-on jobs: segments (transcription) are recorded as they are done, so a retry resumes.
+    transcription: {
+      run: (job, control) => deps.addons.runTranscription(job, control),
+      failed: (tx, job) => deps.addons.jobFailed(tx, job),
+    },
+    report_generation: {
+      run: (job, control) => deps.addons.runReport(job, control),
+      failed: (tx, job) => deps.addons.jobFailed(tx, job),
+    },
+    // One attempt per run: a failed attempt asks to run again after the delivery schedule's next wait.
+    callback_delivery: {
+      run: (job, control) => deps.addons.deliverCallback(job, control),
     },
     billing_period: {
       // The transition is a compare-and-set on the period: a late, early or repeated run is harmless.

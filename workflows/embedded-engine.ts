@@ -18,6 +18,7 @@ import {
   type JobDefinitions,
   LeaseLostError,
   NonRetryableError,
+  RetryLaterError,
   type WorkflowEngine,
 } from '../core/ports/workflow-engine.js';
 import { turnEventLoop } from '../core/shared/event-loop.js';
@@ -263,7 +264,9 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
       const final = err instanceof NonRetryableError || job.attempts >= job.max_attempts;
       const delay = final
         ? null
-        : Math.min(this.options.retryMaxSeconds, this.options.retryBaseSeconds * 2 ** (job.attempts - 1));
+        : err instanceof RetryLaterError
+          ? err.delaySeconds
+          : Math.min(this.options.retryMaxSeconds, this.options.retryBaseSeconds * 2 ** (job.attempts - 1));
       const message = sanitizeJobError(err);
       try {
         await this.db.transaction(async (tx) => {

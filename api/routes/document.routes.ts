@@ -25,8 +25,8 @@ const uploadParts = z.object({
   }),
 });
 
-export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | 'adapters'>): RouteSpec[] {
-  const { documents, jobs } = services;
+export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | 'adapters' | 'addons'>): RouteSpec[] {
+  const { documents, jobs, addons } = services;
   const { rateLimits } = services.adapters;
   // Spec §8: 10 requests per second per API key on /v1/documents (ingest and upload together).
   const burst = perKeyLimit(rateLimits, 'documents', BURST_LIMITS.documentsPerKeyPerSecond);
@@ -119,14 +119,17 @@ export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | '
       method: 'get',
       path: '/v1/jobs/{id}',
       operationId: 'getJob',
-      summary: 'Get a job (poll for ingestion progress)',
+      summary: 'Get a job (poll for ingestion, transcription or report progress)',
       tag: 'Documents',
       access: 'any',
       params: idParams,
       status: 200,
       response: { description: 'The job', schema: jobSchema },
       errors: [401, 404],
-      handler: async ({ ctx, params }) => presentJob(await jobs.get(scopeOf(ctx), params.id)),
+      handler: async ({ ctx, params }) => {
+        const job = await jobs.get(scopeOf(ctx), params.id);
+        return presentJob(job, (await addons.requestsOf(scopeOf(ctx), [job.id])).get(job.id));
+      },
     }),
   ];
 }

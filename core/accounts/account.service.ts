@@ -146,7 +146,7 @@ export class AccountService {
         );
       }
     }
-    zip.addBuffer(json((await publicJobsOfTenant(this.db, scope)).map(presentJob)), 'jobs.json');
+    zip.addBuffer(json((await publicJobsOfTenant(this.db, scope)).map((job) => presentJob(job))), 'jobs.json');
     zip.addBuffer(json(await monthlyHistory(this.db, scope)), 'usage_history.json');
     zip.addBuffer(json(await usageEventsOfTenant(this.db, scope)), 'usage_events.json');
     zip.end();

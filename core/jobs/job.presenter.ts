@@ -1,7 +1,9 @@
+import type { AddonRequestRow } from '../addons/addon.repository.js';
 import type { JobRow } from './job.repository.js';
 import type { JobView, PublicJobType } from './job.schema.js';
 
-export function presentJob(job: JobRow): JobView {
+/** A job; an add-on job with its result's lifetime and its callback's delivery. */
+export function presentJob(job: JobRow, addon?: AddonRequestRow): JobView {
   return {
     id: job.id,
     tenant_id: job.tenant_id!,
@@ -15,5 +17,15 @@ export function presentJob(job: JobRow): JobView {
     attempts: job.attempts,
     created_at: job.created_at.toISOString(),
     completed_at: job.completed_at?.toISOString() ?? null,
+    ...(addon && {
+      result_expires_at: addon.result === null ? null : (addon.result_expires_at?.toISOString() ?? null),
+      delivery: {
+        status: addon.delivery_status,
+        attempts: addon.delivery_attempts,
+        last_status_code: addon.last_status_code,
+        last_error: addon.last_delivery_error,
+        delivered_at: addon.delivered_at?.toISOString() ?? null,
+      },
+    }),
   };
 }

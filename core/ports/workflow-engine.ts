@@ -31,6 +31,20 @@ export class NonRetryableError extends Error {
   override name = 'NonRetryableError';
 }
 
+/**
+ * An activity failure to retry after a delay the activity chooses (a callback's delivery schedule)
+ * instead of the engine's backoff; the job's `max_attempts` still ends the retries.
+ */
+export class RetryLaterError extends Error {
+  override name = 'RetryLaterError';
+  constructor(
+    message: string,
+    readonly delaySeconds: number,
+  ) {
+    super(message);
+  }
+}
+
 export class LeaseLostError extends Error {
   override name = 'LeaseLostError';
 }

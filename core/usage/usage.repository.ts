@@ -64,6 +64,8 @@ export interface UsageEvent {
   /** Characters translated (translations) and produced. */
   inputChars?: number;
   outputChars?: number;
+  /** Audio transcribed (transcription jobs). */
+  audioSeconds?: number;
   occurredAt?: Date;
 }
 
@@ -90,13 +92,14 @@ export async function insertUsageEvents(db: Queryable, events: readonly UsageEve
       e.occurredAt ?? null,
       e.inputChars ?? 0,
       e.outputChars ?? 0,
+      e.audioSeconds ?? 0,
     );
     const p = (n: number) => `$${at + n}`;
-    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, COALESCE(${p(9)}::timestamptz, now()), ${p(10)}, ${p(11)})`;
+    return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, COALESCE(${p(9)}::timestamptz, now()), ${p(10)}, ${p(11)}, ${p(12)})`;
   });
   await db.query(
     `INSERT INTO usage_events (tenant_id, sub_tenant_id, user_id, event_type, quantity, cost_microcents, input_tokens,
-                               output_tokens, occurred_at, input_chars, output_chars)
+                               output_tokens, occurred_at, input_chars, output_chars, audio_seconds)
      VALUES ${rows.join(', ')}`,
     params,
   );
