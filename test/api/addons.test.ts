@@ -5,6 +5,7 @@ import { OpenAiTranscriber } from '../../core/adapters/openai.transcriber.js';
 import { SUPPORTED_LANGUAGES } from '../../core/translation/translation.schema.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, errorBody, startTestApp, waitForJob } from '../support/app.js';
 import { type AudioFormat, joinedLibrivox, spoken, wordErrorRate } from '../support/audio-fixtures.js';
+import { TestClock } from '../support/clock.js';
 import { testDatabases } from '../support/databases.js';
 import { FakeOpenAiAddonsServer } from '../support/fake-openai-addons.server.js';
 import { pollUntil } from '../support/poll.js';
@@ -403,6 +404,32 @@ for (const database of testDatabases()) {
       } finally {
         await app.close();
         await receiver.close();
+      }
+    });
+  });
+  // Its own block: a paused job engine, and no other engine on the database to take its jobs.
+  describe(`add-ons: results before and after their time [${database.name}]`, () => {
+    it('answers 409 result_not_available until the job completes, then the result, then 410 result_expired after the kept time', async () => {
+      const clock = new TestClock();
+      const app = await startTestApp(await database.get(), { jobs: false, env: { ...ENV, ADDON_RESULT_TTL_HOURS: '24' }, adapters: { clock } });
+      try {
+        const t = await addonTenant(app);
+        const res = await t.api('POST', '/v1/reports/generate', { transcript: MEETING });
+        const jobId = res.body.job_id as string;
+        const queued = await t.api('GET', `/v1/jobs/${jobId}/result`);
+        assert.deepEqual([queued.status, queued.body.error, queued.body.status], [409, 'result_not_available', 'queued']);
+        const job = (await t.api('GET', `/v1/jobs/${jobId}`)).body;
+        assert.deepEqual([job.status, job.result_expires_at, job.delivery.status], ['queued', null, 'none']);
+        await app.runtime.engine.drain();
+        const done = (await t.api('GET', `/v1/jobs/${jobId}`)).body;
+        assert.equal(done.status, 'completed');
+        assert.equal(new Date(done.result_expires_at).getTime(), clock.now().getTime() + 24 * 3600_000);
+        assert.equal((await t.api('GET', `/v1/jobs/${jobId}/result`)).status, 200);
+        clock.advance(24 * 3600_000 + 1000);
+        const expired = await t.api('GET', `/v1/jobs/${jobId}/result`);
+        assert.deepEqual([expired.status, expired.body.error], [410, 'result_expired']);
+      } finally {
+        await app.close();
       }
     });
   });

@@ -92,6 +92,7 @@ export class FuzzTenant {
         per_user_rate_limit_per_min: 10_000_000,
         translation_config: {},
         anonymize_default: false,
+        addons: ['transcription', 'report_generation'],
       }),
       200,
     );
