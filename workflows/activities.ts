@@ -10,7 +10,7 @@ export interface ActivityDeps {
   ingestion: Pick<IngestionService, 'indexDocument' | 'indexDocuments' | 'documentFailed'>;
   corpusIngestion: Pick<CorpusIngestionService, 'indexRecords' | 'recordsFailed'>;
   billingPeriods: Pick<BillingPeriodService, 'rollover'>;
-  addons: Pick<AddonService, 'runTranscription' | 'runReport' | 'jobFailed' | 'deliverCallback'>;
+  addons: Pick<AddonService, 'runTranscription' | 'runReport' | 'jobFailed' | 'deliverCallback' | 'deliveryFailed'>;
 }
 
 /**
@@ -40,6 +40,7 @@ export function createActivities(deps: ActivityDeps): JobDefinitions {
     // One attempt per run: a failed attempt asks to run again after the delivery schedule's next wait.
     callback_delivery: {
       run: (job, control) => deps.addons.deliverCallback(job, control),
+      failed: (tx, job, error) => deps.addons.deliveryFailed(tx, job, error),
     },
     billing_period: {
       // The transition is a compare-and-set on the period: a late, early or repeated run is harmless.

@@ -140,6 +140,15 @@ export interface DeliveryAttempt {
 }
 
 /** Records an attempt and the delivery's state; an ended delivery forgets its secret. */
+/** Ends a pending delivery as failed for a reason of Lore's own (no attempt reached the receiver's answer). */
+export async function endDelivery(db: Queryable, scope: Scope, jobId: string, error: string): Promise<void> {
+  await db.query(
+    `UPDATE addon_requests r SET delivery_status = 'failed', last_delivery_error = $4, callback_secret = NULL
+     WHERE ${scopeSql('r', 1)} AND r.job_id = $3 AND r.delivery_status = 'pending'`,
+    [...scopeParams(scope), jobId, error],
+  );
+}
+
 export async function recordDeliveryAttempt(db: Queryable, scope: Scope, jobId: string, a: DeliveryAttempt): Promise<void> {
   await db.query(
     `INSERT INTO callback_attempts (job_id, tenant_id, attempt, status_code, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6)

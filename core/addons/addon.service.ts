@@ -24,6 +24,7 @@ import {
   appendSegment,
   dropExpiredResults,
   dropInput,
+  endDelivery,
   findAddonRequest,
   insertAddonRequest,
   pendingDelivery,
@@ -375,6 +376,12 @@ export class AddonService {
     });
   }
 
+  /** A delivery job that failed for good without an answer to record: its delivery ends as failed. */
+  async deliveryFailed(tx: Queryable, job: JobRow, error: string): Promise<void> {
+    const targetId = (job.payload as { job_id?: unknown }).job_id;
+    if (typeof targetId === 'string' && isUuid(targetId)) await endDelivery(tx, jobScope(job), targetId, error);
+  }
+
   /**
    * One delivery attempt of a job's callback. 2xx delivers; a network error, a timeout, 408, 429 or
    * 5xx is tried again after the schedule's next wait (with jitter), until the schedule ends; any
@@ -398,7 +405,13 @@ export class AddonService {
       created_at: target.created_at.toISOString(),
       completed_at: target.completed_at?.toISOString() ?? null,
     });
-    const secret = open(await this.secretKey(), delivery.callback_secret);
+    let secret: string;
+    try {
+      secret = open(await this.secretKey(), delivery.callback_secret);
+    } catch {
+      // A secret that does not open (the instance's key changed) never will: no attempt can be signed.
+      throw new NonRetryableError('The callback secret could not be decrypted with this instance\'s key.');
+    }
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Lore-Webhooks/1',

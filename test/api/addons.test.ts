@@ -432,5 +432,28 @@ for (const database of testDatabases()) {
         await app.close();
       }
     });
+
+    it('ends a delivery that can never be signed as failed, with its reason, and leaves the job and its result alone', async () => {
+      const app = await startTestApp(await database.get(), { jobs: false, env: ENV });
+      try {
+        const t = await addonTenant(app);
+        // Port 9 (discard): never reached, as no attempt can be signed.
+        const res = await t.api('POST', '/v1/reports/generate', { transcript: MEETING, callback_url: 'http://127.0.0.1:9/hook', callback_secret: RAW_SECRET });
+        const jobId = res.body.job_id as string;
+        // A sealed secret that no longer opens, as after the instance's secrets were replaced.
+        await app.db.query("UPDATE addon_requests SET callback_secret = decode('00', 'hex') WHERE job_id = $1", [jobId]);
+        await app.runtime.engine.drain();
+        const job = (await t.api('GET', `/v1/jobs/${jobId}`)).body;
+        assert.equal(job.status, 'completed');
+        assert.equal(job.delivery.status, 'failed');
+        assert.equal(job.delivery.attempts, 0);
+        assert.match(job.delivery.last_error, /could not be decrypted/);
+        assert.equal((await t.api('GET', `/v1/jobs/${jobId}/result`)).status, 200);
+        const { rows } = await app.db.query('SELECT 1 FROM addon_requests WHERE job_id = $1 AND callback_secret IS NOT NULL', [jobId]);
+        assert.equal(rows.length, 0);
+      } finally {
+        await app.close();
+      }
+    });
   });
 }
