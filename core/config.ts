@@ -13,7 +13,7 @@ const boolFromEnv = z
 
 const urlString = z.url({ protocol: /^https?$/ });
 
-const envSchema = z.object({
+export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
