@@ -7,6 +7,7 @@ import type { Services } from '../runtime/services.js';
 import { clientErrorHandler, errorHandler } from './error-handler.js';
 import { type HttpMetrics, createMetrics, metricsEndpoint, observeRequests } from './metrics.js';
 import { BURST_LIMITS } from '../core/plans.js';
+import { apiReferenceRouter } from './api-reference.js';
 import { apiKeyGuard, operatorGuard } from './middleware/auth.js';
 import { perIpLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
@@ -109,6 +110,7 @@ export function createApp(deps: AppDeps): App {
     res.json(openapi);
   });
   app.use(router);
+  app.use(apiReferenceRouter());
   app.use(() => {
     throw errors.notFound('route');
   });

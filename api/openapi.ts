@@ -1,5 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { JSONSchema7 } from 'json-schema';
+import { sample } from 'openapi-sampler';
 import type { z } from 'zod';
+import { ERROR_CODES } from './error-catalogue.js';
 import type { RouteSpec } from './route.js';
 import { errorResponseSchema } from './schemas.js';
 
@@ -71,7 +74,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { version: strin
       responses,
     });
   }
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Lore API',
@@ -81,4 +84,40 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { version: strin
     servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
     security: [{ ApiKey: [] }],
   });
+  addExamples(document);
+  return document;
+}
+
+type Media = { schema?: unknown; example?: unknown; examples?: Record<string, { summary?: string; value: unknown }> };
+type Operation = { requestBody?: { content?: Record<string, Media> }; responses?: Record<string, { content?: Record<string, Media> }> };
+
+/**
+ * An example for every request and response body, so the reference page and client generators show
+ * one: bodies are sampled from their schemas (openapi-sampler), and each error response lists the
+ * codes its status carries, one example each.
+ */
+function addExamples(document: { paths?: unknown }): void {
+  const sampleOf = (schema: unknown) => sample(schema as JSONSchema7, { skipReadOnly: true, quiet: true }, document);
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, Operation>>)) {
+    for (const operation of Object.values(item)) {
+      for (const media of Object.values(operation.requestBody?.content ?? {})) {
+        if (media.schema && media.example === undefined) media.example = sampleOf(media.schema);
+      }
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const json = response.content?.['application/json'];
+        if (!json?.schema) continue;
+        const codes = Number(status) >= 400 ? ERROR_CODES[Number(status)] : undefined;
+        if (codes) {
+          json.examples = Object.fromEntries(
+            codes.map((code) => [
+              code,
+              { summary: code, value: { error: code, message: 'What went wrong, for people.', request_id: '3f1c2a9e-6b1d-4c52-9a7e-1d2f3a4b5c6d' } },
+            ]),
+          );
+        } else if (json.example === undefined) {
+          json.example = sampleOf(json.schema);
+        }
+      }
+    }
+  }
 }
