@@ -76,7 +76,7 @@ describe('the API reference page (/docs/api) and the examples of the OpenAPI doc
       await page.goto(`${app.url}/docs/api`);
       const doc = (await (await fetch(`${app.url}/v1/openapi.json`)).json()) as { paths: Record<string, object> };
       const expected = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
-      await page.waitForFunction((n) => document.querySelectorAll('.opblock').length === n, expected, { timeout: 60_000 });
+      await page.waitForFunction(`document.querySelectorAll('.opblock').length === ${expected}`, undefined, { timeout: 60_000 });
       assert.match(await page.locator('.info .title').innerText(), /Lore API/);
       // An operation opens with its example body.
       await page.locator('#operations-Search-query, .opblock-post:has-text("/v1/query")').first().click();
