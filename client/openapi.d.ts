@@ -1088,7 +1088,7 @@ export interface components {
         };
         CreateKnowledgeBaseRequest: {
             /** @default 1024 */
-            dimensions: number;
+            dimensions?: number;
             name: string;
             translation_config?: components["schemas"]["TranslationConfig"];
         };
@@ -1304,9 +1304,9 @@ export interface components {
              * @description `auto` (detect) or one of en, nl, fr, de, es, it, bg, ro; anything else is 400 unsupported_language.
              * @default auto
              */
-            source_language: string;
+            source_language?: string;
             /** @default 10 */
-            top_k: number;
+            top_k?: number;
             translate_response?: boolean;
         };
         QueryResponse: {
