@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { LoreClient } from '../client/lore-client.js';
 import { json, median, startBenchServer } from './support.js';
 
 const { values } = parseArgs({
@@ -24,13 +25,9 @@ try {
     token: server.adminToken,
     body: JSON.stringify({ name: 'bench', plan: 'standard' }),
   });
-  for (let i = 0; i < 10; i++) {
-    await json(`${server.url}/v1/knowledge-bases`, {
-      method: 'POST',
-      token: tenant.api_key,
-      body: JSON.stringify({ name: `kb ${i}` }),
-    });
-  }
+  // The internal admin API is not part of the public document; the tenant's own calls go through the typed client.
+  const lore = new LoreClient({ baseUrl: server.url, apiKey: tenant.api_key });
+  for (let i = 0; i < 10; i++) LoreClient.data(await lore.api.POST('/v1/knowledge-bases', { body: { name: `kb ${i}` } }));
   let clientNumber = 0;
   const results: Array<{ rps: number; p50: number; p99: number; errors: number }> = [];
   for (let round = 0; round < rounds; round++) {
