@@ -11,7 +11,7 @@ import { ExtractiveReportGenerator } from '../core/adapters/extractive.report-ge
 import { FfmpegAudioDecoder } from '../core/adapters/ffmpeg.audio-decoder.js';
 import { PocketsphinxTranscriber } from '../core/adapters/pocketsphinx.transcriber.js';
 import { pcmSegment, segmentCount } from '../core/addons/audio-segments.js';
-import { librivox, spoken, wordErrorRate } from '../test/support/audio-fixtures.js';
+import { MEETING_LINES, librivox, spoken, wordErrorRate } from '../test/support/audio-fixtures.js';
 import { median } from './support.js';
 
 const roundsArg = process.argv.indexOf('--rounds');
@@ -51,16 +51,7 @@ async function corpusFigures(name: string, items: { audio: Buffer; reference: st
   console.log(`${name.padEnd(34)} WER ${(errors / words).toFixed(3)}   real-time factor ${median(rtfs).toFixed(3)} (median of ${rounds})`);
 }
 
-const SENTENCES = [
-  'Anna: Good morning everyone, this is the planning meeting for the spring release.',
-  'Ben: The test suite is green and the documentation is nearly finished.',
-  'Anna: We decided to ship the release on Friday the twelfth.',
-  'Ben: I will update the changelog before Thursday.',
-  'Carla: The translation of the release notes must be checked by the German team.',
-  'Anna: The budget for the launch event was approved by the board.',
-  'Dmitri: Customers asked for an export of their usage per sub-tenant in the portal.',
-  'Carla: We should measure the latency of the query endpoint after the index change.',
-];
+const SENTENCES = MEETING_LINES;
 
 function transcriptOf(chars: number): string {
   const lines: string[] = [];

@@ -4,7 +4,7 @@ import { OpenAiReportGenerator } from '../../core/adapters/openai.report-generat
 import { OpenAiTranscriber } from '../../core/adapters/openai.transcriber.js';
 import { SUPPORTED_LANGUAGES } from '../../core/translation/translation.schema.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, errorBody, startTestApp, waitForJob } from '../support/app.js';
-import { type AudioFormat, joinedLibrivox, spoken, wordErrorRate } from '../support/audio-fixtures.js';
+import { type AudioFormat, MEETING_LINES, joinedLibrivox, spoken, wordErrorRate } from '../support/audio-fixtures.js';
 import { TestClock } from '../support/clock.js';
 import { testDatabases } from '../support/databases.js';
 import { FakeOpenAiAddonsServer } from '../support/fake-openai-addons.server.js';
@@ -14,14 +14,7 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
 const RAW_SECRET = 'a-receiver-secret-of-some-length';
 const STANDARD_SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
 
-const MEETING = [
-  'Anna: Good morning everyone, this is the planning meeting for the spring release.',
-  'Ben: The test suite is green and the documentation is nearly finished.',
-  'Anna: We decided to ship the release on Friday the twelfth.',
-  'Ben: I will update the changelog before Thursday.',
-  'Carla: The translation of the release notes must be checked by the German team.',
-  'Anna: The budget for the launch event was approved by the board.',
-].join('\n');
+const MEETING = MEETING_LINES.slice(0, 6).join('\n');
 
 const ENV = {
   CALLBACK_ALLOWED_NETWORKS: '127.0.0.1/32',

@@ -78,3 +78,15 @@ export function wordErrorRate(reference: string, hypothesis: string): number {
   }
   return ref.length ? previous[hyp.length]! / ref.length : 0;
 }
+
+/** Lines of a meeting transcript, as people speak them ("Name: ..."): the report tests' and bench's input. */
+export const MEETING_LINES = [
+  'Anna: Good morning everyone, this is the planning meeting for the spring release.',
+  'Ben: The test suite is green and the documentation is nearly finished.',
+  'Anna: We decided to ship the release on Friday the twelfth.',
+  'Ben: I will update the changelog before Thursday.',
+  'Carla: The translation of the release notes must be checked by the German team.',
+  'Anna: The budget for the launch event was approved by the board.',
+  'Dmitri: Customers asked for an export of their usage per sub-tenant in the portal.',
+  'Carla: We should measure the latency of the query endpoint after the index change.',
+] as const;
