@@ -41,8 +41,8 @@ const INIT = `window.ui = SwaggerUIBundle({
  */
 export function apiReferenceRouter(): Router {
   const router = express.Router();
-  const send = (type: string, body: string) => (_req: Request, res: Response) => {
-    res.locals.routeTemplate = _req.path;
+  const send = (type: string, body: string) => (req: Request, res: Response) => {
+    res.locals.routeTemplate = req.path;
     res.type(type).set('Cache-Control', 'no-cache').send(body);
   };
   router.get('/docs/api', send('html', PAGE));
