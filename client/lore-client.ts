@@ -1,4 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
+import { retryAfterMs } from '../core/shared/retry-after.js';
 import type { components, paths } from './openapi.js';
 
 export type { components, paths };
@@ -39,12 +40,10 @@ export class LoreError extends Error {
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
+/** `Retry-After` in whole seconds (seconds or an HTTP date); undefined when absent or unreadable. */
 export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+  const ms = retryAfterMs(value, now);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
 
 /** A fetch that answers a 429 or 503 by waiting its `Retry-After` and trying again, a few times. */

@@ -3,6 +3,7 @@ import type { EmbedOptions, Embedder } from '../ports/embedder.js';
 import { EmbedderError } from '../ports/embedder.js';
 import type { FitMethod } from './fit-dimensions.js';
 import { assertDimensions, fitDimensions } from './fit-dimensions.js';
+import { retryAfterMs } from '../shared/retry-after.js';
 
 export interface OpenAiEmbedderOptions {
   /** Server root, e.g. 'http://tei:8080' or 'https://api.openai.com' (a trailing '/v1' is tolerated). */
@@ -191,13 +192,8 @@ export class OpenAiEmbedder implements Embedder {
   private retryDelay(headers: Headers, attempt: number): number {
     const milliseconds = Number(headers.get('retry-after-ms') ?? Number.NaN);
     if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.min(milliseconds, this.maxRetryDelayMs);
-    const retryAfter = headers.get('retry-after');
-    if (retryAfter !== null) {
-      const seconds = Number(retryAfter);
-      const delay = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - Date.now();
-      if (Number.isFinite(delay)) return Math.min(Math.max(delay, 0), this.maxRetryDelayMs);
-    }
-    return this.backoff(attempt);
+    const delay = retryAfterMs(headers.get('retry-after'));
+    return delay === undefined ? this.backoff(attempt) : Math.min(delay, this.maxRetryDelayMs);
   }
 
   private describe(what: string): string {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type EngineCapabilities, TranslatorError } from '../ports/translator.js';
+import { retryAfterMs } from '../shared/retry-after.js';
 
 export interface HttpEngineOptions {
   /** Per attempt, including reading the body (default 15 000). A timeout is not retried: it already took the budget. */
@@ -89,13 +90,8 @@ export class HttpJsonClient {
   }
 
   private retryDelay(headers: Headers, attempt: number): number {
-    const retryAfter = headers.get('retry-after');
-    if (retryAfter !== null) {
-      const seconds = Number(retryAfter);
-      const delay = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - Date.now();
-      if (Number.isFinite(delay)) return Math.min(Math.max(delay, 0), this.maxRetryDelayMs);
-    }
-    return this.backoff(attempt);
+    const delay = retryAfterMs(headers.get('retry-after'));
+    return delay === undefined ? this.backoff(attempt) : Math.min(delay, this.maxRetryDelayMs);
   }
 }
 
