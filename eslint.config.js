@@ -23,6 +23,16 @@ export default tseslint.config(
     },
   },
   {
+    // The portal's browser script: plain JavaScript, linted without type information.
+    files: ['api/portal/assets/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false, project: false },
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', location: 'readonly', navigator: 'readonly', fetch: 'readonly', FormData: 'readonly', HTMLFormElement: 'readonly', setTimeout: 'readonly' },
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unused-expressions': 'off',

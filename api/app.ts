@@ -27,11 +27,12 @@ import { oauthRouter } from './oauth/oauth.routes.js';
 import { addonRoutes } from './routes/addon.routes.js';
 import { documentRoutes } from './routes/document.routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base.routes.js';
+import { portalRouter } from './portal/portal.router.js';
 import { queryRoutes } from './routes/query.routes.js';
 import { translationRoutes } from './routes/translation.routes.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'adminToken' | 'metricsEnabled' | 'metricsToken' | 'publicBaseUrl' | 'trustedProxies'>;
+  config: Pick<Config, 'adminToken' | 'metricsEnabled' | 'metricsToken' | 'publicBaseUrl' | 'trustedProxies' | 'portal'>;
   services: Services;
   log: Logger;
   version: string;
@@ -76,7 +77,7 @@ export function createApp(deps: AppDeps): App {
   ];
   const openapi = buildOpenApiDocument(routes, { version: deps.version, serverUrl: config.publicBaseUrl });
 
-  const guards = { operator: operatorGuard(config.adminToken), apiKey: apiKeyGuard(services.keys, services.dpa) };
+  const guards = { operator: operatorGuard(config.adminToken), apiKey: apiKeyGuard(services.keys, services.dpa, services.portal) };
 
   app.use(requestId(log));
   app.use(observeRequests(metrics));
@@ -90,6 +91,8 @@ export function createApp(deps: AppDeps): App {
   // OAuth and MCP take OAuth credentials, parse their own bodies, and answer in their protocols' error formats.
   app.use(oauthRouter({ services, log }));
   app.use(mcpRouter({ services, log, version: deps.version }));
+  // The web portal: HTML pages and forms of its own; its script calls the REST routes below.
+  app.use(portalRouter({ services, routes, config: config.portal, log: log.child({ component: 'portal' }) }));
   const jsonTypes = ['application/json', 'application/*+json'];
   // Document content may be 10 MB, which JSON escaping can grow; everything else stays small.
   app.use('/v1/documents', express.json({ limit: '40mb', type: jsonTypes }));

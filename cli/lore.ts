@@ -6,7 +6,7 @@ import { AppError } from '../core/errors.js';
 import { readAdminToken, runningServer } from '../core/instance/data-dir.js';
 import { presentCreatedKey } from '../core/keys/api-key.presenter.js';
 import { tenantScope } from '../core/shared/scope.js';
-import { presentTenant } from '../core/tenants/tenant.presenter.js';
+import { presentInvitation, presentTenant } from '../core/tenants/tenant.presenter.js';
 import pino from 'pino';
 import { createRuntime } from '../runtime/runtime.js';
 import { createTenantSchema, updateTenantSchema } from '../core/tenants/tenant.schema.js';
@@ -73,8 +73,8 @@ async function directAdmin(config: Config): Promise<TenantAdmin> {
   const parse = <T>(schema: { parse(v: unknown): T }, v: unknown) => schema.parse(v);
   return {
     create: async (body) => {
-      const { tenant, apiKey } = await tenants.create(parse(createTenantSchema, body));
-      return { id: tenant.id, api_key: apiKey };
+      const { tenant, apiKey, invitation } = await tenants.create(parse(createTenantSchema, body));
+      return { id: tenant.id, api_key: apiKey, portal_invitation: presentInvitation(invitation) };
     },
     get: async (id) => presentTenant(await tenants.get(tenantScope(id))),
     update: async (id, body) => presentTenant(await tenants.update(tenantScope(id), parse(updateTenantSchema, body))),

@@ -26,6 +26,7 @@ const GROUPS = [
   'OAuth and MCP',
   'Translation',
   'Transcription and report add-ons',
+  'Portal and e-mail',
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -158,6 +159,27 @@ const VARIABLES: Record<Variable, VariableDoc> = {
     group: 'Transcription and report add-ons',
     meaning: 'Waits in seconds before each retry of a callback (each ±20 % jitter).',
     default: '`5,300,1800,7200,18000,36000,36000`',
+  },
+  SMTP_URL: {
+    group: 'Portal and e-mail',
+    meaning: 'SMTP server for the portal\'s e-mails (set-password and reset links, leaked-key notices), e.g. `smtps://user:pass@mail.example.com`.',
+    default: 'none: e-mails are written to `MAIL_DIR`',
+  },
+  MAIL_FROM: { group: 'Portal and e-mail', meaning: 'Sender address of Lore\'s e-mails.' },
+  MAIL_DIR: {
+    group: 'Portal and e-mail',
+    meaning: 'Without `SMTP_URL`: the folder e-mails are written to as `.eml` files (the log names each one).',
+    default: '`DATA_DIR/mail`',
+  },
+  PORTAL_SESSION_IDLE_MINUTES: { group: 'Portal and e-mail', meaning: 'A portal session ends after this long without a request.' },
+  PORTAL_SESSION_MAX_HOURS: { group: 'Portal and e-mail', meaning: 'A portal session ends this long after sign-in, used or not.' },
+  SECRET_SCANNING_KEYS_URL: {
+    group: 'Portal and e-mail',
+    meaning: 'Where the code host publishes the public keys that sign secret-scanning reports (fetched and cached).',
+  },
+  SECRET_SCANNING_KEYS_FILE: {
+    group: 'Portal and e-mail',
+    meaning: 'A JSON file in the same format as `SECRET_SCANNING_KEYS_URL`, used instead of fetching (offline installations).',
   },
 };
 

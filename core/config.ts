@@ -116,6 +116,16 @@ export const envSchema = z.object({
     .string()
     .regex(/^\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*$/, 'a comma-separated list of waits in seconds')
     .optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'an smtp:// or smtps:// URL')
+    .optional(),
+  MAIL_FROM: z.string().min(3).default('Lore <lore@localhost>'),
+  MAIL_DIR: z.string().min(1).optional(),
+  PORTAL_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  PORTAL_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(720).default(12),
+  SECRET_SCANNING_KEYS_URL: urlString.default('https://api.github.com/meta/public_keys/secret_scanning'),
+  SECRET_SCANNING_KEYS_FILE: z.string().min(1).optional(),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -188,6 +198,18 @@ export interface Config {
     healthTtlSeconds: number;
   };
   addons: AddonsConfig;
+  portal: PortalConfig;
+}
+
+/** The web portal, its e-mail and the secret-scanning partner endpoint (spec §5). */
+export interface PortalConfig {
+  /** `smtp`: sent through SMTP_URL; `folder`: written as .eml files into `dir` (no SMTP configured). */
+  mail: { kind: 'smtp'; url: string; from: string } | { kind: 'folder'; dir: string; from: string };
+  sessionIdleMinutes: number;
+  sessionMaxHours: number;
+  /** Cookies are marked Secure unless PUBLIC_BASE_URL is plain http on a host that is not loopback. */
+  secureCookies: boolean;
+  secretScanning: { keysUrl: string; keysFile: string | undefined };
 }
 
 /**
@@ -363,5 +385,24 @@ export function loadConfig(env: Env = process.env): Config {
     },
     translation,
     addons,
+    portal: {
+      mail: e.SMTP_URL
+        ? { kind: 'smtp', url: e.SMTP_URL, from: e.MAIL_FROM }
+        : { kind: 'folder', dir: path.resolve(e.MAIL_DIR ?? path.join(e.DATA_DIR, 'mail')), from: e.MAIL_FROM },
+      sessionIdleMinutes: e.PORTAL_SESSION_IDLE_MINUTES,
+      sessionMaxHours: e.PORTAL_SESSION_MAX_HOURS,
+      secureCookies: !isPlainHttpElsewhere(e.PUBLIC_BASE_URL),
+      secretScanning: {
+        keysUrl: e.SECRET_SCANNING_KEYS_URL,
+        keysFile: e.SECRET_SCANNING_KEYS_FILE ? path.resolve(e.SECRET_SCANNING_KEYS_FILE) : undefined,
+      },
+    },
   };
+}
+
+/** Browsers keep Secure cookies over plain http only on loopback hosts. */
+function isPlainHttpElsewhere(publicBaseUrl: string | undefined): boolean {
+  if (!publicBaseUrl) return false;
+  const url = new URL(publicBaseUrl);
+  return url.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
 }

@@ -11,11 +11,16 @@ export function roleAtLeast(role: Role, required: Role): boolean {
   return ROLE_RANK[role] >= ROLE_RANK[required];
 }
 
-/** Who is calling: an API key (REST) or an OAuth client (MCP), always on behalf of one tenant. */
+/**
+ * Who is calling: an API key (REST), a person signed in to the portal (REST with the session cookie)
+ * or an OAuth client (MCP), always on behalf of one tenant.
+ */
 export interface Principal {
-  kind: 'api_key' | 'oauth_client';
+  kind: 'api_key' | 'portal_user' | 'oauth_client';
   id: string;
   role: Role;
+  /** A portal user's e-mail address (recorded as who accepted the DPA, for one). */
+  email?: string;
 }
 
 /** The tenant as the authentication step loaded it, so later steps need no second lookup. */

@@ -8,7 +8,8 @@
  *   not with an `unscoped` comment next to it (instance-wide reads, job claims, signed links).
  */
 
-const SQL_START = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|ALTER|DROP|VACUUM|ANALYZE|TRUNCATE|LOCK|SET|RESET)\s/;
+// A verb followed by a path ('DELETE /v1/…') is an HTTP request line, not SQL.
+const SQL_START = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|ALTER|DROP|VACUUM|ANALYZE|TRUNCATE|LOCK|SET|RESET)\s+(?!\/)/;
 const READ_OR_CHANGE = /^\s*(SELECT|UPDATE|DELETE|WITH)\s/;
 
 /** Tables with a tenant_id column (migrations/): their rows belong to a tenant. */
@@ -16,6 +17,7 @@ const TENANT_TABLES = [
   'api_keys', 'knowledge_bases', 'documents', 'chunks', 'jobs', 'document_files', 'usage_events', 'query_counters',
   'dpa_acceptances', 'account_exports', 'sub_tenants', 'end_user_preferences', 'active_users', 'oauth_clients',
   'oauth_initial_access_tokens', 'corpus_dua_acceptances', 'translation_cache', 'storage_usage',
+  'portal_users', 'portal_sessions', 'portal_password_links', 'leaked_key_reports',
 ];
 const TABLE_REFERENCE = new RegExp(`\\b(FROM|JOIN|UPDATE)\\s+(${TENANT_TABLES.join('|')})\\b`);
 

@@ -7,6 +7,7 @@ import type { Config } from '../core/config.js';
 import type { Database } from '../core/db/database.js';
 import { TableMaintenance } from '../core/db/table-maintenance.js';
 import { PdfExtractor } from '../core/documents/pdf-extractor.js';
+import { createMailer } from '../core/adapters/nodemailer.mailer.js';
 import { createActivities } from '../workflows/activities.js';
 import { EmbeddedWorkflowEngine } from '../workflows/embedded-engine.js';
 import { createAddonAdapters, createEmbedder, createKeywordIndex, createTranslator, createVectorIndex } from './adapters.js';
@@ -32,6 +33,9 @@ export type RuntimeConfig = Pick<
   | 'oauth'
   | 'translation'
   | 'addons'
+  | 'portal'
+  | 'publicBaseUrl'
+  | 'port'
 >;
 
 export interface Runtime {
@@ -89,8 +93,9 @@ export async function createRuntime(
       (config.oauth.verifier.kind === 'jwks' ? new JwksTokenVerifier(config.oauth.verifier.jwksUrl, config.oauth.verifier.issuer) : undefined),
     translator,
     ...createAddonAdapters(config),
+    mailer: overrides.mailer ?? createMailer(config.portal, log.child({ component: 'mail' })),
     ...pickDefined(overrides, ['audioDecoder', 'transcriber', 'reportGenerator', 'outboundHttp']),
-  });
+  }, log);
   // A configured signing key that cannot be used stops start-up instead of the first token request.
   if (config.oauth.signingKeyFile) await services.oauthTokens.jwks();
   engine.register(createActivities(services));

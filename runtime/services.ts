@@ -37,6 +37,9 @@ import { SigningKeys } from '../core/oauth/signing-keys.js';
 import { TokenService } from '../core/oauth/token.service.js';
 import type { TokenVerifier } from '../core/ports/token-verifier.js';
 import type { Translator } from '../core/ports/translator.js';
+import type { Mailer } from '../core/ports/mailer.js';
+import { PortalAccountService } from '../core/portal/portal-account.service.js';
+import { type Logger, pino } from 'pino';
 import { CompositeTranslator } from '../core/adapters/composite.translator.js';
 import { TranslationSettingsService } from '../core/translation/translation-settings.service.js';
 import { TranslationService } from '../core/translation/translation.service.js';
@@ -62,6 +65,8 @@ export interface Adapters {
   reportGenerator: ReportGenerator;
   /** The SSRF-safe client for callbacks to tenants' URLs. */
   outboundHttp: OutboundHttp;
+  /** Sends the portal's e-mails (SMTP, or a folder when none is configured). */
+  mailer: Mailer;
 }
 
 export interface Services {
@@ -91,15 +96,25 @@ export interface Services {
   translation: TranslationService;
   translationSettings: TranslationSettingsService;
   addons: AddonService;
+  portal: PortalAccountService;
 }
 
 /** Wires the domain services by hand: the one place that decides what depends on what. */
 export function createServices(
   db: Database,
-  config: Pick<Config, 'apiKeyPrefix' | 'chunking' | 'pdfParseTimeoutMs' | 'billingEnabled' | 'dpaCurrentVersion' | 'oauth' | 'addons'>,
+  config: Pick<
+    Config,
+    'apiKeyPrefix' | 'chunking' | 'pdfParseTimeoutMs' | 'billingEnabled' | 'dpaCurrentVersion' | 'oauth' | 'addons' | 'portal' | 'publicBaseUrl' | 'port'
+  >,
   adapters: Adapters,
+  log: Logger = pino({ level: 'silent' }),
 ): Services {
   const clock = adapters.clock ?? systemClock;
+  const portal = new PortalAccountService(db, adapters.mailer, adapters.rateLimits, clock, log.child({ component: 'portal' }), {
+    sessionIdleMinutes: config.portal.sessionIdleMinutes,
+    sessionMaxHours: config.portal.sessionMaxHours,
+    baseUrl: config.publicBaseUrl ?? `http://localhost:${config.port}`,
+  });
   const keys = new ApiKeyService(db, config.apiKeyPrefix);
   const quotas = new QuotaService(db);
   const knowledgeBases = new KnowledgeBaseService(db, adapters.vectorIndex, quotas);
@@ -116,7 +131,8 @@ export function createServices(
     db,
     adapters,
     keys,
-    tenants: new TenantService(db, keys, billingPeriods),
+    tenants: new TenantService(db, keys, billingPeriods, portal),
+    portal,
     knowledgeBases,
     quotas,
     billing,

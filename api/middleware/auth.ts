@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import type { RequestContext } from '../../core/context.js';
+import type { Principal, RequestContext } from '../../core/context.js';
+import type { PortalAccountService } from '../../core/portal/portal-account.service.js';
+import { CSRF_HEADER, SESSION_COOKIE, readCookie } from '../portal/cookies.js';
 import { errors } from '../../core/errors.js';
 import { DPA_HEADER, DPA_HEADER_VALUE, type DpaService } from '../../core/dpa/dpa.service.js';
 import type { AuthenticatedKeyRow } from '../../core/keys/api-key.repository.js';
@@ -17,26 +19,44 @@ function bearerToken(req: Request): string {
 }
 
 /**
- * Authenticates an API key and stores the request context in `res.locals.ctx`. Responses to a
- * tenant that has not accepted the current DPA carry the X-DPA-Action-Required header.
+ * Authenticates an API key (the Authorization header) or, without one, a portal session (its cookie;
+ * a state-changing request must also carry the session's CSRF token in X-CSRF-Token), and stores the
+ * request context in `res.locals.ctx`. Responses to a tenant that has not accepted the current DPA
+ * carry the X-DPA-Action-Required header.
  */
-export function apiKeyGuard(keys: ApiKeyService, dpa: DpaService) {
+export function apiKeyGuard(keys: ApiKeyService, dpa: DpaService, portal: Pick<PortalAccountService, 'session'>) {
   return async (req: Request, res: Response): Promise<RequestContext> => {
-    const key = await keys.authenticate(bearerToken(req));
-    if (!key) throw errors.unauthorized('The API key is unknown or has been revoked.');
-    const log = (res.locals.log as Logger).child({ tenantId: key.tenant_id });
+    const sessionId = req.get('authorization') === undefined ? readCookie(req, SESSION_COOKIE) : undefined;
+    let principal: Principal;
+    let row: CredentialTenantRow;
+    if (sessionId !== undefined) {
+      const session = await portal.session(sessionId);
+      if (!session) throw errors.unauthorized('The portal session has ended; sign in again.');
+      if (!SAFE_METHODS.has(req.method) && !sameSecret(req.get(CSRF_HEADER), session.csrf_token)) {
+        throw errors.forbidden('csrf_token_invalid', 'A request made with the portal session must carry its CSRF token in X-CSRF-Token.');
+      }
+      principal = { kind: 'portal_user', id: session.user_id, role: session.role, email: session.email };
+      row = session;
+    } else {
+      const key = await keys.authenticate(bearerToken(req));
+      if (!key) throw errors.unauthorized('The API key is unknown or has been revoked.');
+      principal = { kind: 'api_key', id: key.id, role: key.role };
+      row = key;
+    }
+    const log = (res.locals.log as Logger).child({ tenantId: row.tenant_id });
     res.locals.log = log;
-    if (!dpa.isCompliant(key.dpa_accepted_version)) res.setHeader(DPA_HEADER, DPA_HEADER_VALUE);
-    const ctx: RequestContext = {
-      principal: { kind: 'api_key', id: key.id, role: key.role },
-      ...tenantContext(key),
-      userId: null,
-      requestId: res.locals.requestId as string,
-      log,
-    };
+    if (!dpa.isCompliant(row.dpa_accepted_version)) res.setHeader(DPA_HEADER, DPA_HEADER_VALUE);
+    const ctx: RequestContext = { principal, ...tenantContext(row), userId: null, requestId: res.locals.requestId as string, log };
     res.locals.ctx = ctx;
     return ctx;
   };
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Compares a presented secret with the expected one in constant time. */
+export function sameSecret(presented: string | undefined, expected: string): boolean {
+  return presented !== undefined && timingSafeEqual(digest(presented), digest(expected));
 }
 
 /** The tenant and sub-tenant columns authentication loads with a credential (API key or OAuth token). */

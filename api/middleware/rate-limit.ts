@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { RequestContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
+import { SESSION_COOKIE, readCookie } from '../portal/cookies.js';
 import type { RateLimitDecision, RateLimitStore } from '../../core/ports/rate-limit-store.js';
 
 function refuse(decision: RateLimitDecision, what: string): AppError {
@@ -24,13 +25,13 @@ export function perIpLimit(store: RateLimitStore, perSecond: number) {
 }
 
 /**
- * A burst limit per API key on one group of endpoints. It runs before authentication, keyed by a
+ * A burst limit per API key (or portal session) on one group of endpoints. It runs before authentication, keyed by a
  * digest of the presented credential, so a flood is refused without a database lookup (a request
  * without credentials is left to authentication, which refuses it).
  */
 export function perKeyLimit(store: RateLimitStore, bucket: string, perSecond: number) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    const credential = req.get('authorization');
+    const credential = req.get('authorization') ?? readCookie(req, SESSION_COOKIE);
     if (!credential) return next();
     const digest = createHash('sha256').update(credential).digest('base64url').slice(0, 22);
     await checkBurstLimit(store, bucket, digest, perSecond);

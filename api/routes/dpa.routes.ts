@@ -40,7 +40,8 @@ export function dpaRoutes(services: Pick<Services, 'dpa'>): RouteSpec[] {
         if (by !== undefined && by.length > MAX_ACCEPTED_BY_CHARS) {
           throw new ValidationError([{ field: 'header.x-accepted-by', message: `at most ${MAX_ACCEPTED_BY_CHARS} characters` }]);
         }
-        const result = await dpa.accept(ctx, body.version, by?.trim() || null);
+        // A person in the portal is recorded by their address, whatever the header says.
+        const result = await dpa.accept(ctx, body.version, ctx.principal.email ?? (by?.trim() || null));
         res.removeHeader(DPA_HEADER);
         return result;
       },

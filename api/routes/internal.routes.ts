@@ -3,7 +3,7 @@ import { createInitialAccessTokenSchema, createOAuthClientSchema } from '../../c
 import { createTenantSchema, updateTenantSchema } from '../../core/tenants/tenant.schema.js';
 import { presentCreatedKey } from '../../core/keys/api-key.presenter.js';
 import { tenantScope } from '../../core/shared/scope.js';
-import { presentTenant } from '../../core/tenants/tenant.presenter.js';
+import { presentInvitation, presentTenant } from '../../core/tenants/tenant.presenter.js';
 import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
@@ -24,8 +24,8 @@ export function internalRoutes(services: Pick<Services, 'tenants'>): RouteSpec[]
       body: createTenantSchema,
       status: 201,
       handler: async ({ body }) => {
-        const { tenant, apiKey } = await tenants.create(body);
-        return { id: tenant.id, api_key: apiKey };
+        const { tenant, apiKey, invitation } = await tenants.create(body);
+        return { id: tenant.id, api_key: apiKey, portal_invitation: presentInvitation(invitation) };
       },
     }),
     route({

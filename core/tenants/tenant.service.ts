@@ -1,11 +1,23 @@
 import type { BillingPeriodService } from '../billing/billing-period.service.js';
 import type { Database } from '../db/database.js';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
+import type { PortalAccountService } from '../portal/portal-account.service.js';
 import type { ApiKeyService, IssuedKey } from '../keys/api-key.service.js';
 import { isUuid } from '../shared/ids.js';
 import { type Scope, tenantScope } from '../shared/scope.js';
 import { findTenant, insertTenant, updateTenant } from './tenant.repository.js';
 import type { CreateTenantInput, TenantRecord, UpdateTenantInput } from './tenant.schema.js';
+
+/** The first portal user's set-password e-mail: to whom, and where it went (null: it could not be sent). */
+export interface TenantInvitation {
+  email: string;
+  deliveredTo: string | null;
+}
+
+function ignoreEmailInUse(err: unknown): undefined {
+  if (err instanceof AppError && err.code === 'email_in_use') return undefined;
+  throw err;
+}
 
 /**
  * Tenant administration for the instance operator: the internal admin API, the CLI and (later)
@@ -16,17 +28,26 @@ export class TenantService {
     private readonly db: Database,
     private readonly keys: ApiKeyService,
     private readonly periods: BillingPeriodService,
+    private readonly portal: Pick<PortalAccountService, 'addUser' | 'sendInvitation'>,
   ) {}
 
-  /** Creates a tenant and its first admin key in one transaction. */
-  async create(input: CreateTenantInput): Promise<{ tenant: TenantRecord; apiKey: string }> {
-    return this.db.transaction(async (tx) => {
+  /**
+   * Creates a tenant and its first admin key in one transaction. The tenant's e-mail address becomes
+   * its first portal user (an admin), who is e-mailed a link to set their password after the commit;
+   * an address that already has a portal account elsewhere gets none (`invitation` is null).
+   */
+  async create(input: CreateTenantInput): Promise<{ tenant: TenantRecord; apiKey: string; invitation: TenantInvitation | null }> {
+    const { tenant, apiKey, pending } = await this.db.transaction(async (tx) => {
       const tenant = await insertTenant(tx, input);
       const scope = tenantScope(tenant.id);
       await this.periods.startFirstPeriod(tx, scope, tenant.plan);
       const { key } = await this.keys.issue(tx, scope, { name: 'Initial admin key', role: 'admin' });
-      return { tenant, apiKey: key };
+      const pending = input.email ? await this.portal.addUser(tx, scope, { email: input.email, role: 'admin' }, tenant.name).catch(ignoreEmailInUse) : undefined;
+      return { tenant, apiKey: key, pending };
     });
+    if (!pending) return { tenant, apiKey, invitation: null };
+    const deliveredTo = await this.portal.sendInvitation(pending);
+    return { tenant, apiKey, invitation: { email: pending.user.email, deliveredTo: deliveredTo ?? null } };
   }
 
   async get(scope: Scope): Promise<TenantRecord> {

@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
@@ -48,7 +50,8 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(db: Database, options: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadConfig({ JOB_LEASE_SECONDS: '5', ...options.env });
+  // Mail goes to a folder of the OS's temporary directory unless a test gives its own mailer or MAIL_DIR.
+  const config = loadConfig({ JOB_LEASE_SECONDS: '5', MAIL_DIR: path.join(os.tmpdir(), `lore-test-mail-${process.pid}`), ...options.env });
   const log = options.log ?? pino({ level: 'silent' });
   // Each database gets the vector index its topology defaults to: in-process on PGlite, the database's on a server.
   const vectorIndex = { ...config.vectorIndex, kind: options.env?.VECTOR_INDEX === undefined ? (db.kind === 'embedded' ? 'flat' : 'pgvector') : config.vectorIndex.kind } as const;
@@ -68,6 +71,7 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
       metricsToken: config.metricsToken,
       publicBaseUrl: undefined,
       trustedProxies: config.trustedProxies,
+      portal: config.portal,
     },
     services: runtime.services,
     log,

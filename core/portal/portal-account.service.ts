@@ -1,0 +1,290 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Role } from '../context.js';
+import type { Database, Queryable } from '../db/database.js';
+import { AppError, errors } from '../errors.js';
+import type { MailMessage, Mailer } from '../ports/mailer.js';
+import type { RateLimitStore } from '../ports/rate-limit-store.js';
+import { type AttemptBudget, AttemptLimiter } from '../shared/attempt-limiter.js';
+import { isUuid } from '../shared/ids.js';
+import { type Scope, tenantScope } from '../shared/scope.js';
+import { composeMail } from './emails.js';
+import { hashPassword, passwordProblem, verifyPassword } from './password.js';
+import {
+  type PortalUserRow,
+  type SessionRow,
+  consumePasswordLinks,
+  countPortalAdmins,
+  countResetLinksSince,
+  deleteExpiredSessions,
+  deletePortalSession,
+  deletePortalUser,
+  deleteUserSessions,
+  findUserForSignIn,
+  findUsablePasswordLink,
+  insertPasswordLink,
+  insertPortalSession,
+  insertPortalUser,
+  listPortalUsers,
+  lockPortalUser,
+  setPortalLanguage,
+  setPortalPassword,
+  touchPortalSession,
+} from './portal.repository.js';
+
+/** Spec §8: a reset link lasts 1 hour, works once, and at most 3 are e-mailed per hour. */
+export const RESET_LINK_SECONDS = 3600;
+export const RESET_MAILS_PER_HOUR = 3;
+/** Reset requests one address may make in an hour, across accounts. */
+export const RESET_REQUESTS_PER_IP_PER_HOUR = 10;
+/** A person added to a tenant has this long to set their first password. */
+export const INVITE_LINK_HOURS = 72;
+
+/** A failed sign-in costs 10 points; the budgets allow 5 per minute, 10 per 15 minutes and 20 per hour for an address. */
+const FAILURE_COST = 10;
+const ACCOUNT_BUDGETS: Array<[points: number, windowSeconds: number]> = [
+  [50, 60],
+  [100, 900],
+  [200, 3600],
+];
+/** From one IP address, across accounts: 30 failures a minute, 200 an hour. */
+const IP_BUDGETS: Array<[points: number, windowSeconds: number]> = [
+  [300, 60],
+  [2000, 3600],
+];
+
+const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+function digest(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export interface PortalOptions {
+  sessionIdleMinutes: number;
+  sessionMaxHours: number;
+  /** Where links in e-mails point: PUBLIC_BASE_URL, never a request's Host header (which a caller chooses). */
+  baseUrl: string;
+}
+
+/** A new session: the cookie's value (shown to the browser only) and its CSRF token. */
+export interface StartedSession {
+  sessionId: string;
+  csrfToken: string;
+  user: PortalUserRow;
+}
+
+/** An account and its set-password link, made inside a transaction and e-mailed after it commits. */
+export interface PendingInvitation {
+  user: PortalUserRow;
+  token: string;
+  tenantName: string;
+}
+
+/**
+ * Portal accounts (spec §5 "Web portal account"): people of a tenant who sign in with an e-mail
+ * address and a password, their sessions, and the e-mailed links that set or reset a password.
+ */
+export class PortalAccountService {
+  private readonly attempts: AttemptLimiter;
+
+  constructor(
+    private readonly db: Database,
+    private readonly mailer: Mailer,
+    private readonly rateLimits: RateLimitStore,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly options: PortalOptions,
+  ) {
+    this.attempts = new AttemptLimiter(rateLimits, FAILURE_COST);
+  }
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  // People
+
+  list(scope: Scope): Promise<PortalUserRow[]> {
+    return listPortalUsers(this.db, scope);
+  }
+
+  /**
+   * Adds a person with a role and a set-password link, in the caller's transaction; e-mail the link
+   * with `sendInvitation` after it commits. 409 email_in_use when the address has an account already.
+   */
+  async addUser(db: Queryable, scope: Scope, input: { email: string; role: Role; language?: string }, tenantName: string): Promise<PendingInvitation> {
+    const user = await insertPortalUser(db, scope, { email: normalizeEmail(input.email), role: input.role, language: input.language ?? 'en' });
+    if (!user) throw errors.conflict('email_in_use', 'This e-mail address already has a Lore portal account.');
+    const token = await this.issueLink(db, scope, user.id, 'invite', INVITE_LINK_HOURS * 3600);
+    return { user, token, tenantName };
+  }
+
+  /** Invites a person to the tenant (an admin's action) and e-mails them their link. */
+  async invite(scope: Scope, input: { email: string; role: Role; language?: string }, tenantName: string): Promise<PortalUserRow> {
+    const pending = await this.db.transaction((tx) => this.addUser(tx, scope, input, tenantName));
+    await this.sendInvitation(pending);
+    return pending.user;
+  }
+
+  /** E-mails an invitation; a mail that cannot be sent is logged (an admin can remove and invite again). */
+  async sendInvitation({ user, token, tenantName }: PendingInvitation): Promise<string | undefined> {
+    const link = `${this.options.baseUrl}/portal/password?token=${token}`;
+    return this.deliver(composeMail('invite', user.language, user.email, { link, tenant: tenantName, hours: String(INVITE_LINK_HOURS) }), user.tenant_id);
+  }
+
+  /** Removes a person (their sessions end with them); the last admin cannot be removed. */
+  async remove(scope: Scope, userId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const users = await listPortalUsers(tx, scope);
+      const user = isUuid(userId) ? users.find((u) => u.id === userId) : undefined;
+      if (!user) throw errors.notFound('portal user');
+      if (user.role === 'admin' && (await countPortalAdmins(tx, scope)) === 1) {
+        throw errors.conflict('last_admin', 'The last admin of a tenant cannot be removed; make someone else an admin first.');
+      }
+      await deletePortalUser(tx, scope, userId);
+    });
+  }
+
+  // Signing in and out
+
+  private signInBudgets(email: string, ip: string): AttemptBudget[] {
+    const account = createHash('sha256').update(email).digest('base64url').slice(0, 22);
+    return [
+      ...ACCOUNT_BUDGETS.map(([points, windowSeconds]) => ({ key: `portal:login:account:${account}:${windowSeconds}`, points, windowSeconds })),
+      ...IP_BUDGETS.map(([points, windowSeconds]) => ({ key: `portal:login:ip:${ip}:${windowSeconds}`, points, windowSeconds })),
+    ];
+  }
+
+  /**
+   * Checks an address and password and starts a session. An unknown address, a person who has not
+   * set a password yet and a wrong password get the same 401 after the same work (a password hash is
+   * checked in every case). Failures are limited per address and per IP with growing delays.
+   */
+  async signIn(emailInput: string, password: string, ip: string, language: string | undefined): Promise<StartedSession> {
+    const email = normalizeEmail(emailInput);
+    const budgets = this.signInBudgets(email, ip);
+    await this.attempts.admit(budgets, 'Too many failed sign-in attempts');
+    const user = await findUserForSignIn(this.db, email);
+    const valid = await verifyPassword(password, user?.password_hash ?? null);
+    if (!user || !valid) {
+      await this.attempts.fail(budgets);
+      throw new AppError(401, 'invalid_credentials', 'The e-mail address or the password is not right.');
+    }
+    const scope = tenantScope(user.tenant_id);
+    if (language && language !== user.language) await setPortalLanguage(this.db, scope, user.id, language);
+    const now = this.clock.now();
+    const sessionId = newSecret();
+    const csrfToken = newSecret();
+    await deleteExpiredSessions(this.db, now);
+    // A new id at every sign-in: an id someone planted in the browser before it is never used.
+    await insertPortalSession(this.db, {
+      idHash: digest(sessionId),
+      userId: user.id,
+      tenantId: user.tenant_id,
+      csrfToken,
+      now,
+      expiresAt: new Date(now.getTime() + this.options.sessionMaxHours * 3600_000),
+    });
+    const { password_hash: _hash, tenant_status: _status, ...row } = user;
+    return { sessionId, csrfToken, user: row };
+  }
+
+  /** The live session a cookie names (neither past its absolute expiry nor idle too long), or undefined. */
+  async session(sessionId: string | undefined): Promise<SessionRow | undefined> {
+    if (!sessionId || !SECRET_PATTERN.test(sessionId)) return undefined;
+    return touchPortalSession(this.db, digest(sessionId), this.clock.now(), this.options.sessionIdleMinutes * 60);
+  }
+
+  async signOut(sessionId: string): Promise<void> {
+    if (SECRET_PATTERN.test(sessionId)) await deletePortalSession(this.db, digest(sessionId));
+  }
+
+  /** Ends every session of a person, in every browser. */
+  async signOutEverywhere(scope: Scope, userId: string): Promise<number> {
+    return deleteUserSessions(this.db, scope, userId);
+  }
+
+  // Password links
+
+  private async issueLink(db: Queryable, scope: Scope, userId: string, purpose: 'reset' | 'invite', seconds: number): Promise<string> {
+    const token = newSecret();
+    const now = this.clock.now();
+    await insertPasswordLink(db, scope, { tokenHash: digest(token), userId, purpose, now, expiresAt: new Date(now.getTime() + seconds * 1000) });
+    return token;
+  }
+
+  /**
+   * A reset request (spec §5): when the address has an account and fewer than 3 reset e-mails went
+   * to it in the last hour, a single-use link valid for 1 hour is e-mailed. The caller learns nothing
+   * either way (the page shows the same message); only an address sending too many requests gets 429.
+   */
+  async requestReset(emailInput: string, ip: string): Promise<void> {
+    const perIp = await this.rateLimits.consume(`portal:reset:ip:${ip}`, RESET_REQUESTS_PER_IP_PER_HOUR, 3600);
+    if (!perIp.allowed) {
+      throw new AppError(429, 'rate_limit_exceeded', `Too many reset requests; retry after ${perIp.resetSeconds} s.`, {}, { 'Retry-After': String(perIp.resetSeconds) });
+    }
+    const user = await findUserForSignIn(this.db, normalizeEmail(emailInput));
+    if (!user) return;
+    const scope = tenantScope(user.tenant_id);
+    const token = await this.db.transaction(async (tx) => {
+      // One request at a time per person, so two at once cannot both be the third.
+      await lockPortalUser(tx, scope, user.id);
+      const since = new Date(this.clock.now().getTime() - 3600_000);
+      if ((await countResetLinksSince(tx, scope, user.id, since)) >= RESET_MAILS_PER_HOUR) return undefined;
+      return this.issueLink(tx, scope, user.id, 'reset', RESET_LINK_SECONDS);
+    });
+    if (!token) {
+      this.log.info({ tenantId: user.tenant_id, userId: user.id }, 'password reset not e-mailed: 3 already went out this hour');
+      return;
+    }
+    const link = `${this.options.baseUrl}/portal/password?token=${token}`;
+    await this.deliver(composeMail('reset', user.language, user.email, { link }), user.tenant_id);
+  }
+
+  /** Whether a link can still be used (the page asks before showing its form). */
+  async linkIsUsable(token: string): Promise<{ email: string; purpose: 'reset' | 'invite' } | undefined> {
+    if (!SECRET_PATTERN.test(token)) return undefined;
+    return findUsablePasswordLink(this.db, digest(token), this.clock.now());
+  }
+
+  /**
+   * Sets a password through a link: once, within its lifetime. Every session of the person ends
+   * (spec §5: a completed reset signs them out everywhere); API keys and OAuth clients are untouched.
+   */
+  async completeLink(token: string, password: string): Promise<{ email: string }> {
+    const invalid = errors.badRequest('invalid_link', 'This link has expired or has been used already; ask for a new one.');
+    if (!SECRET_PATTERN.test(token)) throw invalid;
+    const link = await findUsablePasswordLink(this.db, digest(token), this.clock.now());
+    if (!link) throw invalid;
+    const problem = passwordProblem(password, link.email);
+    if (problem) throw errors.invalid('password', problem);
+    const hash = await hashPassword(password);
+    const scope = tenantScope(link.tenant_id);
+    await this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      if (!(await consumePasswordLinks(tx, scope, link.user_id, digest(token), now))) throw invalid;
+      await setPortalPassword(tx, scope, link.user_id, hash, now);
+      await deleteUserSessions(tx, scope, link.user_id);
+    });
+    return { email: link.email };
+  }
+
+  /** Sends a message and answers where it went; one that cannot be sent is logged, and answers undefined. */
+  async deliver(message: MailMessage, tenantId: string): Promise<string | undefined> {
+    try {
+      return (await this.mailer.send(message)).location;
+    } catch (err) {
+      this.log.error({ err, tenantId, subject: message.subject }, 'an e-mail could not be sent');
+      return undefined;
+    }
+  }
+}
