@@ -1,0 +1,73 @@
+/**
+ * A person using the portal over HTTP without a browser: keeps cookies as a browser would, posts
+ * the forms with their hidden tokens, and calls the REST API with the session and its CSRF token.
+ */
+export class PortalVisitor {
+  readonly cookies = new Map<string, string>();
+  /** Every Set-Cookie header received, for checking the flags. */
+  readonly setCookies: string[] = [];
+
+  constructor(readonly baseUrl: string) {}
+
+  async request(method: string, path: string, options: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...options.headers };
+    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (cookie) headers.cookie = cookie;
+    let body: string | undefined;
+    if (options.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(options.form).toString();
+    } else if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      this.setCookies.push(line);
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (/expires=Thu, 01 Jan 1970/i.test(line) || /max-age=0\b/i.test(line) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+
+  /** Loads a page and answers its text. */
+  async page(path: string): Promise<{ status: number; html: string; location: string | null }> {
+    const res = await this.request('GET', path);
+    return { status: res.status, html: await res.text(), location: res.headers.get('location') };
+  }
+
+  /** A hidden field's value in a page. */
+  static field(html: string, name: string): string {
+    const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(html) ?? new RegExp(`name="${name}" content="([^"]*)"`).exec(html);
+    if (!match) throw new Error(`no ${name} in the page`);
+    return match[1]!;
+  }
+
+  /** Posts a signed-out form (sign-in, reset) after loading its page, with the page's form token. */
+  async postForm(pagePath: string, action: string, fields: Record<string, string>): Promise<Response> {
+    const { html } = await this.page(pagePath);
+    return this.request('POST', action, { form: { _form: PortalVisitor.field(html, '_form'), ...fields } });
+  }
+
+  async signIn(email: string, password: string): Promise<Response> {
+    return this.postForm('/portal/sign-in', '/portal/sign-in', { email, password });
+  }
+
+  /** The session's CSRF token, from a signed-in page. */
+  async csrfToken(): Promise<string> {
+    const { html } = await this.page('/portal/overview');
+    return PortalVisitor.field(html, 'csrf-token');
+  }
+
+  /** A REST call made with the session (and its CSRF token), as the portal script makes them. */
+  async api(method: string, path: string, json?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+    const csrf = await this.csrfToken();
+    const res = await this.request(method, path, { json, headers: { 'x-csrf-token': csrf, ...headers } });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  }
+}
