@@ -28,6 +28,7 @@ import { addonRoutes } from './routes/addon.routes.js';
 import { documentRoutes } from './routes/document.routes.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-base.routes.js';
 import { portalRouter } from './portal/portal.router.js';
+import { secretScanningRouter } from './partners/secret-scanning.router.js';
 import { queryRoutes } from './routes/query.routes.js';
 import { translationRoutes } from './routes/translation.routes.js';
 
@@ -91,6 +92,8 @@ export function createApp(deps: AppDeps): App {
   // OAuth and MCP take OAuth credentials, parse their own bodies, and answer in their protocols' error formats.
   app.use(oauthRouter({ services, log }));
   app.use(mcpRouter({ services, log, version: deps.version }));
+  // Leaked-key reports are signed over their raw bytes, so they are read before any body parser.
+  app.use(secretScanningRouter({ services, log: log.child({ component: 'secret-scanning' }) }));
   // The web portal: HTML pages and forms of its own; its script calls the REST routes below.
   app.use(portalRouter({ services, routes, config: config.portal, log: log.child({ component: 'portal' }) }));
   const jsonTypes = ['application/json', 'application/*+json'];

@@ -37,6 +37,7 @@ export const ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
     'addon_not_enabled',
     'corpus_not_available_on_plan',
     'invalid_signature',
+    'csrf_token_invalid',
   ],
   404: ['not_found', 'no_pending_cancellation'],
   409: [
@@ -69,4 +70,15 @@ export const ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
   431: ['request_header_too_large'],
   500: ['internal_error', 'translation_failed'],
   503: ['temporarily_unavailable', 'translation_unavailable', 'billing_not_available', 'scribe_api_not_available', 'transcription_unavailable', 'report_generation_unavailable'],
+};
+
+/**
+ * Codes answered only outside the REST API: on the portal's pages (in HTML) and by the
+ * secret-scanning partner endpoint. Kept apart so the REST operations' examples do not list them.
+ */
+export const NON_REST_ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
+  400: ['invalid_link'],
+  401: ['invalid_credentials', 'invalid_signature'],
+  409: ['email_in_use', 'last_admin'],
+  503: ['signature_keys_unavailable'],
 };

@@ -58,3 +58,4 @@ CREATE TABLE leaked_key_reports (
   reported_at   timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX leaked_key_reports_tenant ON leaked_key_reports (tenant_id);
+CREATE UNIQUE INDEX leaked_key_reports_once ON leaked_key_reports (api_key_id, coalesce(url, ''), coalesce(source, ''));

@@ -8,6 +8,7 @@ import type { Database } from '../core/db/database.js';
 import { TableMaintenance } from '../core/db/table-maintenance.js';
 import { PdfExtractor } from '../core/documents/pdf-extractor.js';
 import { createMailer } from '../core/adapters/nodemailer.mailer.js';
+import { GitHubSignatureVerifier } from '../core/adapters/github.signature-verifier.js';
 import { createActivities } from '../workflows/activities.js';
 import { EmbeddedWorkflowEngine } from '../workflows/embedded-engine.js';
 import { createAddonAdapters, createEmbedder, createKeywordIndex, createTranslator, createVectorIndex } from './adapters.js';
@@ -94,6 +95,9 @@ export async function createRuntime(
     translator,
     ...createAddonAdapters(config),
     mailer: overrides.mailer ?? createMailer(config.portal, log.child({ component: 'mail' })),
+    reportSignatures:
+      overrides.reportSignatures ??
+      new GitHubSignatureVerifier({ url: config.portal.secretScanning.keysUrl, file: config.portal.secretScanning.keysFile }),
     ...pickDefined(overrides, ['audioDecoder', 'transcriber', 'reportGenerator', 'outboundHttp']),
   }, log);
   // A configured signing key that cannot be used stops start-up instead of the first token request.

@@ -38,6 +38,8 @@ import { TokenService } from '../core/oauth/token.service.js';
 import type { TokenVerifier } from '../core/ports/token-verifier.js';
 import type { Translator } from '../core/ports/translator.js';
 import type { Mailer } from '../core/ports/mailer.js';
+import type { ReportSignatureVerifier } from '../core/ports/signature-verifier.js';
+import { LeakedKeyService } from '../core/keys/leaked-key.service.js';
 import { PortalAccountService } from '../core/portal/portal-account.service.js';
 import { type Logger, pino } from 'pino';
 import { CompositeTranslator } from '../core/adapters/composite.translator.js';
@@ -67,6 +69,8 @@ export interface Adapters {
   outboundHttp: OutboundHttp;
   /** Sends the portal's e-mails (SMTP, or a folder when none is configured). */
   mailer: Mailer;
+  /** Checks the code host's signature on secret-scanning reports. */
+  reportSignatures: ReportSignatureVerifier;
 }
 
 export interface Services {
@@ -97,6 +101,7 @@ export interface Services {
   translationSettings: TranslationSettingsService;
   addons: AddonService;
   portal: PortalAccountService;
+  leakedKeys: LeakedKeyService;
 }
 
 /** Wires the domain services by hand: the one place that decides what depends on what. */
@@ -133,6 +138,7 @@ export function createServices(
     keys,
     tenants: new TenantService(db, keys, billingPeriods, portal),
     portal,
+    leakedKeys: new LeakedKeyService(db, keys, portal),
     knowledgeBases,
     quotas,
     billing,

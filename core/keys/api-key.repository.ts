@@ -88,3 +88,45 @@ export async function revokeApiKey(db: Queryable, scope: Scope, id: string): Pro
   );
   return rowCount > 0;
 }
+
+/** A key as a leak report finds it: active or revoked, with its tenant's name and e-mail. */
+export interface LeakedKeyRow {
+  id: string;
+  tenant_id: string;
+  sub_tenant_id: string | null;
+  name: string;
+  key_hint: string;
+  revoked_at: Date | null;
+  tenant_name: string;
+  tenant_email: string | null;
+}
+
+/**
+ * Finds a key by its hash whether or not it is revoked. Unscoped: a secret-scanning report holds
+ * only the key itself, which names its tenant.
+ */
+export async function findKeyByHash(db: Queryable, keyHash: string): Promise<LeakedKeyRow | undefined> {
+  const { rows } = await db.query<LeakedKeyRow>(
+    `SELECT k.id, k.tenant_id, k.sub_tenant_id, k.name, k.key_hint, k.revoked_at, t.name AS tenant_name, t.email AS tenant_email
+     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`, // unscoped: see above
+    [keyHash],
+  );
+  return rows[0];
+}
+
+/**
+ * Records where a key was found; revokes it in the same statement when it is still active. Answers
+ * whether this report revoked it (false for a report already recorded, or a key revoked before).
+ */
+export async function recordLeak(db: Queryable, scope: Scope, keyId: string, where: { url: string | null; source: string | null }): Promise<{ recorded: boolean; revoked: boolean }> {
+  const { rows } = await db.query<{ revoked: boolean }>(
+    `WITH revoked AS (
+       UPDATE api_keys SET revoked_at = now() WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id
+     )
+     INSERT INTO leaked_key_reports (api_key_id, tenant_id, url, source, revoked)
+     VALUES ($2, $1, $3, $4, EXISTS (SELECT 1 FROM revoked))
+     ON CONFLICT DO NOTHING RETURNING revoked`,
+    [scope.tenantId, keyId, where.url, where.source],
+  );
+  return { recorded: rows.length > 0, revoked: rows[0]?.revoked ?? false };
+}

@@ -59,6 +59,11 @@ export class ApiKeyService {
     if (!isUuid(id) || !(await revokeApiKey(this.db, scope, id))) throw errors.notFound('API key');
   }
 
+  /** The stored digest of a string shaped like a key of this instance, or undefined for anything else. */
+  digestOf(presented: string): string | undefined {
+    return this.keyPattern.test(presented) ? hashKey(presented) : undefined;
+  }
+
   /**
    * Resolves a presented key to its active record, or undefined. Malformed keys never reach the
    * database. The lookup is by SHA-256 digest, so response time does not depend on how much of a
