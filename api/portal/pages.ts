@@ -152,9 +152,9 @@ interface Measure {
 
 function usageRow(label: string, m: Measure, format: (n: number | null) => string): Html {
   const percent = m.limit ? Math.min(100, (m.used / m.limit) * 100) : 0;
-  const shown = m.limit ? `${percent.toFixed(percent < 10 ? 1 : 0)} %` : '';
-  return html`<tr><th scope="row">${label}</th><td>${format(m.used)} of ${format(m.limit)}</td>
-<td><div class="bar${percent >= 90 ? ' high' : ''}" role="progressbar" aria-label="${label}" aria-valuemin="0" aria-valuemax="100" aria-valuenow="${percent.toFixed(0)}"><span style="width:${percent.toFixed(1)}%"></span></div></td><td>${shown}</td></tr>`;
+  const shown = m.limit ? `${percent.toFixed(percent < 10 ? 1 : 0)}\u00a0%` : '';
+  return html`<tr><th scope="row">${label}</th><td>${format(m.used)} of ${format(m.limit)}
+<progress class="bar${percent >= 90 ? ' high' : ''}" max="100" value="${percent.toFixed(1)}" aria-label="${label}: ${shown || 'no limit'}"></progress></td><td>${shown}</td></tr>`;
 }
 
 // Signed in
@@ -179,7 +179,7 @@ ${billing.cancellation_pending ? html`<p>Cancellation pending: the account moves
 <section class="card"><h2>Data processing agreement</h2><p>${dpa.compliant ? `Version ${dpa.accepted_version ?? ''} accepted.` : `Version ${dpa.current_version} awaits acceptance.`}</p></section>
 </div>
 <h2>Usage against your limits</h2>
-<div class="table-wrap"><table><thead><tr><th>Limit</th><th>Used</th><th class="hide-small">Share</th><th>%</th></tr></thead><tbody>
+<div class="table-wrap"><table><thead><tr><th>Limit</th><th>Used</th><th>%</th></tr></thead><tbody>
 ${usageRow('Chunks', usage.chunks, count)}
 ${usageRow('Documents', usage.documents, count)}
 ${usageRow('Storage', usage.storage_bytes, bytes)}

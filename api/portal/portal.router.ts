@@ -47,14 +47,14 @@ const ASSETS: Record<string, { type: string; body: string }> = {
   'portal.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/portal.js', import.meta.url), 'utf8') },
 };
 
-/** Headers of every portal response: no framing, no referrer (links carry tokens), no caching, scripts only from Lore. */
+/** Headers of every portal response: no framing, no referrer to other sites (links carry tokens), no caching, scripts only from Lore. */
 function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader(
     'Content-Security-Policy',
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
   );
   res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Referrer-Policy', 'same-origin');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'no-store');
   next();
