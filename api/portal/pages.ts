@@ -463,6 +463,16 @@ export interface SubTenantView {
   [limit: string]: unknown;
 }
 
+/** The sub-tenant limits (spec §2) the Enterprise page edits; empty leaves a limit as it is. */
+const SUB_TENANT_LIMITS = [
+  ['max_documents', 'Max documents'],
+  ['max_total_chunks', 'Max chunks'],
+  ['max_knowledge_bases', 'Max knowledge bases'],
+  ['included_queries_per_period', 'Queries per period'],
+  ['query_rate_limit_per_min', 'Queries per minute'],
+  ['storage_quota_bytes', 'Storage (bytes)'],
+] as const;
+
 export function enterprisePage(viewer: Viewer, subTenants: SubTenantView[] | undefined, settings: { translation_config: unknown } | undefined): string {
   const note = viewer.plan !== 'enterprise' ? html`<p class="notice">Sub-tenants and translation settings come with the Enterprise plan.</p>` : roleNote(viewer, 'admin', 'manage sub-tenants');
   return page(
@@ -477,7 +487,7 @@ export function enterprisePage(viewer: Viewer, subTenants: SubTenantView[] | und
 <button type="submit">Create</button></div>`,
       )}</section>
 <h2>Sub-tenants</h2>
-<div class="table-wrap"><table><thead><tr><th>Name</th><th>Documents</th><th>Chunks</th><th class="hide-small">Queries this period</th><th>Key</th><th></th></tr></thead><tbody>
+<div class="table-wrap"><table><thead><tr><th>Name</th><th>Documents</th><th>Chunks</th><th class="hide-small">Queries this period</th><th>Key</th><th>Limits</th><th></th></tr></thead><tbody>
 ${(subTenants ?? []).map(
   (s) => html`<tr><td>${s.name}${s.external_id ? html`<br><span class="muted">${s.external_id}</span>` : ''}</td>
 <td>${count(s.usage.documents.used)} / ${count(s.usage.documents.limit)}</td><td>${count(s.usage.chunks.used)} / ${count(s.usage.chunks.limit)}</td>
@@ -487,6 +497,13 @@ ${(subTenants ?? []).map(
     html`<input type="hidden" name="id" value="${s.id}"><input type="hidden" name="name" value="Portal key"><select name="role" aria-label="Role of the new key for ${s.name}">${ROLES.map((r) => html`<option value="${r}">${r}</option>`)}</select><button class="secondary" type="submit">New key</button><output></output>`,
     { then: 'key' },
   )}</td>
+<td><details><summary>Limits</summary>${apiForm(
+    'PATCH /v1/sub-tenants/{id}',
+    html`<input type="hidden" name="id" value="${s.id}">${SUB_TENANT_LIMITS.map(
+      ([name, label]) =>
+        html`<label for="${name}-${s.id}">${label}</label><input id="${name}-${s.id}" name="${name}" type="number" min="0" value="${typeof s[name] === 'number' ? String(s[name]) : ''}" placeholder="tenant's limit">`,
+    )}<button class="secondary" type="submit">Save limits</button>`,
+  )}</details></td>
 <td>${apiForm('DELETE /v1/sub-tenants/{id}', html`<input type="hidden" name="id" value="${s.id}"><button class="danger" type="submit" aria-label="Delete ${s.name}">Delete</button>`, {
     confirm: `Delete the sub-tenant "${s.name}" and all its data?`,
   })}</td></tr>`,

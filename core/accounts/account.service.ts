@@ -9,6 +9,8 @@ import { duaAcceptancesOfTenant } from '../corpora/corpus.repository.js';
 import type { Database } from '../db/database.js';
 import { presentDocument } from '../documents/document.presenter.js';
 import { type DocumentRow, findDocument, findDocumentFile } from '../documents/document.repository.js';
+import { presentPortalUser } from '../portal/portal-user.presenter.js';
+import { listPortalUsers } from '../portal/portal.repository.js';
 import { presentDpaAcceptance } from '../dpa/dpa.presenter.js';
 import type { DpaService } from '../dpa/dpa.service.js';
 import { AppError, errors } from '../errors.js';
@@ -92,7 +94,7 @@ export class AccountService {
 
   /**
    * Checks a download link (signature, expiry, the export still existing) and streams the archive:
-   * account.json, api_keys.json, knowledge_bases.json, documents/<id>.json (with content),
+   * account.json, api_keys.json, portal_users.json, knowledge_bases.json, documents/<id>.json (with content),
    * files/<id>/<name> (original uploads), jobs.json, usage_history.json, usage_events.json.
    */
   async openDownload(id: string, expiresParam: string, signature: string): Promise<{ fileName: string; stream: Readable }> {
@@ -133,6 +135,7 @@ export class AccountService {
       });
     zip.addBuffer(json(await this.accountRecord(scope)), 'account.json');
     zip.addBuffer(json((await listApiKeys(this.db, scope)).map(presentApiKey)), 'api_keys.json');
+    zip.addBuffer(json((await listPortalUsers(this.db, scope)).map(presentPortalUser)), 'portal_users.json');
     zip.addBuffer(json((await listKnowledgeBases(this.db, scope)).map(presentKnowledgeBase)), 'knowledge_bases.json');
     for (const doc of await documentEntriesOfTenant(this.db, scope)) {
       lazy(`documents/${doc.id}.json`, async () => {

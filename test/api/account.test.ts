@@ -2,34 +2,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import yauzl from 'yauzl';
 import { type TestApp, client, createKey, createTenant, ingest, startTestApp } from '../support/app.js';
 import { TestClock } from '../support/clock.js';
 import { testDatabases } from '../support/databases.js';
-
-/** Reads a ZIP archive into a map of entry name → contents. */
-function unzip(data: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(data, { lazyEntries: true }, (err, zip) => {
-      if (err) return reject(err);
-      const files = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e) return reject(e);
-          const parts: Buffer[] = [];
-          stream.on('data', (c: Buffer) => parts.push(c));
-          stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(parts));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(files));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
+import { unzip } from '../support/zip.js';
 
 for (const database of testDatabases()) {
   describe(`account export and deletion [${database.name}]`, () => {
@@ -71,7 +47,7 @@ for (const database of testDatabases()) {
       assert.equal(download.status, 200);
       assert.equal(download.headers.get('content-type'), 'application/zip');
       const files = await unzip(Buffer.from(await download.arrayBuffer()));
-      for (const name of ['account.json', 'api_keys.json', 'knowledge_bases.json', 'jobs.json', 'usage_history.json', 'usage_events.json']) {
+      for (const name of ['account.json', 'api_keys.json', 'portal_users.json', 'knowledge_bases.json', 'jobs.json', 'usage_history.json', 'usage_events.json']) {
         assert.ok(files.has(name), name);
       }
       const doc = JSON.parse(files.get(`documents/${t.documentId}.json`)!.toString());

@@ -162,6 +162,13 @@ describe('the web portal in Chromium', function () {
     await page.getByLabel('Name', { exact: true }).fill('Rotterdam branch');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.waitForSelector('td:has-text("Rotterdam branch")');
+    await page.getByText('Limits', { exact: true }).last().click();
+    await page.getByLabel('Max documents').last().fill('25');
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await page.waitForSelector('td:has-text("0 / 25")');
+    const subTenants = await client(app.url, created.body.api_key as string)('GET', '/v1/sub-tenants');
+    assert.deepEqual(subTenants.body.map((t: { name: string; max_documents: number }) => [t.name, t.max_documents]), [['Rotterdam branch', 25]]);
+    await page.getByText('Limits', { exact: true }).last().click();
     await screenshot(page, 'enterprise');
 
     // DPA: accepted, recorded with the person's address.

@@ -1,27 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../core/clock.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, startTestApp } from '../support/app.js';
+import { OffsetClock } from '../support/clock.js';
 import { testDatabases } from '../support/databases.js';
+import { unzip } from '../support/zip.js';
 import { PortalVisitor } from '../support/portal.js';
 import { type ReceivedMail, portalLink, startSmtpServer } from '../support/smtp.js';
 
 const PASSWORD = 'correct horse battery staple';
-
-/** A clock the test moves forward (session expiry, link lifetime). */
-class MovableClock implements Clock {
-  offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-}
 
 for (const database of testDatabases()) {
   describe(`web portal: accounts, sessions and password links [${database.name}]`, function () {
     this.timeout(60_000);
     let app: TestApp;
     let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-    const clock = new MovableClock();
+    const clock = new OffsetClock();
 
     before(async () => {
       smtp = await startSmtpServer();
@@ -291,6 +284,18 @@ for (const database of testDatabases()) {
       assert.equal((await client(app.url, a.key)('GET', `/v1/documents/${doc.body.document_id}`)).status, 200);
       assert.equal((await a.visitor.page('/portal/overview')).status, 200);
       assert.equal((await client(app.url, a.key)('GET', '/v1/auth/keys')).body.length, keys.body.length);
+    });
+
+    it("lists the tenant's portal users in the account export, without password hashes", async () => {
+      const { email, visitor } = await tenantWithUser();
+      const exported = await visitor.api('POST', '/v1/account/export');
+      assert.equal(exported.status, 200);
+      const files = await unzip(Buffer.from(await (await fetch(exported.body.download_url)).arrayBuffer()));
+      const users = JSON.parse(files.get('portal_users.json')!.toString()) as Array<Record<string, unknown>>;
+      assert.deepEqual(users.map((u) => [u.email, u.role, u.password_set]), [[email, 'admin', true]]);
+      const { rows } = await app.db.query<{ password_hash: string }>('SELECT password_hash FROM portal_users WHERE email = $1', [email]);
+      const everything = [...files.values()].map((b) => b.toString()).join('\n');
+      assert.ok(!everything.includes(rows[0]!.password_hash.split('$')[5]!), 'no password hash in the export');
     });
 
     it('records the signed-in person as who accepted the DPA', async () => {

@@ -20,3 +20,12 @@ export class TestClock implements Clock {
     this.current += ms;
   }
 }
+
+/** A clock that runs with real time, moved forward by `offsetMs` (session and link expiry). */
+export class OffsetClock implements Clock {
+  offsetMs = 0;
+
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+}
