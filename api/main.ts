@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     server.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
+  runtime.services.portal.listeningOn(port);
   if (embedded) await recordServer(config.dataDir, { pid: process.pid, port });
   log.info({ port, pid: process.pid, database: config.database.kind, dataDir: embedded ? config.dataDir : undefined }, 'Lore is listening');
 

@@ -118,7 +118,8 @@ export function createServices(
   const portal = new PortalAccountService(db, adapters.mailer, adapters.rateLimits, clock, log.child({ component: 'portal' }), {
     sessionIdleMinutes: config.portal.sessionIdleMinutes,
     sessionMaxHours: config.portal.sessionMaxHours,
-    baseUrl: config.publicBaseUrl ?? `http://localhost:${config.port}`,
+    publicBaseUrl: config.publicBaseUrl,
+    port: config.port,
   });
   const keys = new ApiKeyService(db, config.apiKeyPrefix);
   const quotas = new QuotaService(db);

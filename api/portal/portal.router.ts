@@ -89,10 +89,15 @@ export function portalRouter(deps: PortalDeps): Router {
   const router = express.Router();
   const cookieOptions = { secure: config.secureCookies };
   router.use('/portal', securityHeaders);
+  // Metrics and logs name a page by its route template, never its URL (links carry tokens).
+  const template = (req: Request, res: Response, next: NextFunction) => {
+    res.locals.routeTemplate = (req.route as { path?: string } | undefined)?.path ?? '/portal';
+    next();
+  };
   router.use('/portal', express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 20 }));
 
-  router.get('/portal/assets/:name', (req, res) => {
-    const asset = ASSETS[req.params.name];
+  router.get('/portal/assets/:name', template, (req, res) => {
+    const asset = ASSETS[String(req.params.name)];
     if (!asset) throw errors.notFound('asset');
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.type(asset.type).send(asset.body);
@@ -117,12 +122,12 @@ export function portalRouter(deps: PortalDeps): Router {
 
   // Signed out
 
-  router.get('/portal', async (req, res) => {
+  router.get('/portal', template, async (req, res) => {
     const session = await portal.session(readCookie(req, SESSION_COOKIE));
     res.redirect(303, session ? '/portal/overview' : '/portal/sign-in');
   });
 
-  router.get('/portal/sign-in', (req, res) => {
+  router.get('/portal/sign-in', template, (req, res) => {
     const notes: Record<string, string> = {
       password: 'Your password is set. Sign in with it.',
       ended: 'You have been signed out everywhere.',
@@ -132,7 +137,7 @@ export function portalRouter(deps: PortalDeps): Router {
     send(res, 200, signInPage(formToken(req, res), key ? { kind: 'ok', text: notes[key]! } : undefined));
   });
 
-  router.post('/portal/sign-in', async (req, res) => {
+  router.post('/portal/sign-in', template, async (req, res) => {
     const token = formToken(req, res);
     const email = formString(req, 'email');
     try {
@@ -147,9 +152,9 @@ export function portalRouter(deps: PortalDeps): Router {
     }
   });
 
-  router.get('/portal/forgot', (req, res) => send(res, 200, forgotPage(formToken(req, res), false)));
+  router.get('/portal/forgot', template, (req, res) => send(res, 200, forgotPage(formToken(req, res), false)));
 
-  router.post('/portal/forgot', async (req, res) => {
+  router.post('/portal/forgot', template, async (req, res) => {
     const token = formToken(req, res);
     try {
       checkForm(req);
@@ -162,13 +167,13 @@ export function portalRouter(deps: PortalDeps): Router {
     }
   });
 
-  router.get('/portal/password', async (req, res) => {
+  router.get('/portal/password', template, async (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     const link = await portal.linkIsUsable(token);
     send(res, link ? 200 : 400, passwordPage(formToken(req, res), token, link?.email));
   });
 
-  router.post('/portal/password', async (req, res) => {
+  router.post('/portal/password', template, async (req, res) => {
     const form = formToken(req, res);
     const token = formString(req, 'token');
     try {
@@ -238,7 +243,7 @@ export function portalRouter(deps: PortalDeps): Router {
   const readIf = <T>(allowed: boolean, ...args: Parameters<typeof read>): Promise<T | undefined> =>
     allowed ? read<T>(...args) : Promise.resolve(undefined);
 
-  router.get('/portal/overview', async (req, res) => {
+  router.get('/portal/overview', template, async (req, res) => {
     const signed = await signedIn(req, res);
     if (!signed) return;
     const [usage, billing, dpa] = await Promise.all([
@@ -251,30 +256,31 @@ export function portalRouter(deps: PortalDeps): Router {
     send(res, 200, overviewPage(signed.viewer, { usage, billing: billing ?? fallback, dpa }));
   });
 
-  router.get('/portal/keys', async (req, res) => {
+  router.get('/portal/keys', template, async (req, res) => {
     const signed = await signedIn(req, res);
     if (!signed) return;
     const keys = await readIf<KeyView[]>(roleAtLeast(signed.viewer.role, 'admin'), 'listApiKeys', signed, req, res);
     send(res, 200, keysPage(signed.viewer, keys));
   });
 
-  router.get('/portal/knowledge-bases', async (req, res) => {
+  router.get('/portal/knowledge-bases', template, async (req, res) => {
     const signed = await signedIn(req, res);
     if (!signed) return;
     send(res, 200, knowledgeBasesPage(signed.viewer, await read<KnowledgeBaseView[]>('listKnowledgeBases', signed, req, res)));
   });
 
-  router.get('/portal/knowledge-bases/:id', async (req, res) => {
+  router.get('/portal/knowledge-bases/:id', template, async (req, res) => {
     const signed = await signedIn(req, res);
     if (!signed) return;
     // The documents route answers 404 for another tenant's (or an unknown) knowledge base.
-    const documents = await read<DocumentView[]>('listKnowledgeBaseDocuments', signed, req, res, { kb_id: req.params.id });
-    const kb = (await read<KnowledgeBaseView[]>('listKnowledgeBases', signed, req, res)).find((k) => k.id === req.params.id);
+    const id = String(req.params.id);
+    const documents = await read<DocumentView[]>('listKnowledgeBaseDocuments', signed, req, res, { kb_id: id });
+    const kb = (await read<KnowledgeBaseView[]>('listKnowledgeBases', signed, req, res)).find((k) => k.id === id);
     if (!kb) throw errors.notFound('knowledge base');
     send(res, 200, knowledgeBasePage(signed.viewer, kb, documents));
   });
 
-  router.get('/portal/billing', async (req, res) => {
+  router.get('/portal/billing', template, async (req, res) => {
     const signed = await signedIn(req, res);
     if (!signed) return;
     const admin = roleAtLeast(signed.viewer.role, 'admin');
@@ -292,12 +298,12 @@ export function portalRouter(deps: PortalDeps): Router {
     send(res, status, accountPage(signed.viewer, { dpa, users, message }));
   };
 
-  router.get('/portal/account', async (req, res) => {
+  router.get('/portal/account', template, async (req, res) => {
     const signed = await signedIn(req, res);
     if (signed) await renderAccount(signed, req, res, 200);
   });
 
-  router.get('/portal/enterprise', async (req, res) => {
+  router.get('/portal/enterprise', template, async (req, res) => {
     const signed = await signedIn(req, res);
     if (!signed) return;
     const allowed = signed.viewer.plan === 'enterprise' && roleAtLeast(signed.viewer.role, 'admin');
@@ -308,7 +314,7 @@ export function portalRouter(deps: PortalDeps): Router {
     send(res, 200, enterprisePage(signed.viewer, subTenants, settings));
   });
 
-  router.post('/portal/people', async (req, res) => {
+  router.post('/portal/people', template, async (req, res) => {
     const signed = await signedForm(req, res, 'admin');
     if (!signed) return;
     const role = formString(req, 'role') as Role;
@@ -325,12 +331,13 @@ export function portalRouter(deps: PortalDeps): Router {
     }
   });
 
-  router.post('/portal/people/:id/remove', async (req, res) => {
+  router.post('/portal/people/:id/remove', template, async (req, res) => {
     const signed = await signedForm(req, res, 'admin');
     if (!signed) return;
     try {
-      await portal.remove(tenantScope(signed.session.tenant_id), req.params.id);
-      if (req.params.id === signed.session.user_id) {
+      const id = String(req.params.id);
+      await portal.remove(tenantScope(signed.session.tenant_id), id);
+      if (id === signed.session.user_id) {
         clearCookie(res, SESSION_COOKIE, cookieOptions);
         res.redirect(303, '/portal/sign-in');
         return;
@@ -342,7 +349,7 @@ export function portalRouter(deps: PortalDeps): Router {
     }
   });
 
-  router.post('/portal/sign-out', async (req, res) => {
+  router.post('/portal/sign-out', template, async (req, res) => {
     const signed = await signedForm(req, res);
     if (!signed) return;
     await portal.signOut(readCookie(req, SESSION_COOKIE) ?? '');
@@ -350,7 +357,7 @@ export function portalRouter(deps: PortalDeps): Router {
     res.redirect(303, '/portal/sign-in');
   });
 
-  router.post('/portal/sign-out-everywhere', async (req, res) => {
+  router.post('/portal/sign-out-everywhere', template, async (req, res) => {
     const signed = await signedForm(req, res);
     if (!signed) return;
     await portal.signOutEverywhere(tenantScope(signed.session.tenant_id), signed.session.user_id);
@@ -358,11 +365,12 @@ export function portalRouter(deps: PortalDeps): Router {
     res.redirect(303, '/portal/sign-in?ended=1');
   });
 
-  router.post('/portal/needs-javascript', (_req, res) => {
+  router.post('/portal/needs-javascript', template, (_req, res) => {
     send(res, 400, messagePage('JavaScript needed', 'This action runs in the page script; turn JavaScript on, or use the REST API.'));
   });
 
-  router.use('/portal', () => {
+  router.use('/portal', (_req: Request, res: Response) => {
+    res.locals.routeTemplate = '/portal/*';
     throw errors.notFound('page');
   });
 

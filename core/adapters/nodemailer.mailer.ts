@@ -24,7 +24,8 @@ export class SmtpMailer implements Mailer {
 
 /**
  * Without SMTP (the embedded default): each message is built exactly as it would be sent, and
- * written to a folder as an .eml file a mail client opens; the log says where.
+ * written to a folder as an .eml file a mail client opens, with its text part beside it as .txt;
+ * the log says where.
  */
 export class FolderMailer implements Mailer {
   private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
@@ -39,8 +40,11 @@ export class FolderMailer implements Mailer {
     const info = await this.transport.sendMail({ from: this.from, ...message });
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const recipient = message.to.replace(/[^A-Za-z0-9@._-]/g, '_');
-    const file = path.join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${recipient}.eml`);
+    const base = path.join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${recipient}`);
+    const file = `${base}.eml`;
     await writeFile(file, info.message as Buffer, { mode: 0o600 });
+    // The text part as plain UTF-8 beside it: its links are whole there (the .eml wraps long lines).
+    await writeFile(`${base}.txt`, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n`, { mode: 0o600 });
     this.log.info({ file, to: message.to, subject: message.subject }, 'e-mail written to the mail folder (SMTP_URL is not set)');
     return { location: file };
   }

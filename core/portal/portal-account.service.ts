@@ -71,8 +71,12 @@ export function normalizeEmail(email: string): string {
 export interface PortalOptions {
   sessionIdleMinutes: number;
   sessionMaxHours: number;
-  /** Where links in e-mails point: PUBLIC_BASE_URL, never a request's Host header (which a caller chooses). */
-  baseUrl: string;
+  /**
+   * Where links in e-mails point: PUBLIC_BASE_URL, never a request's Host header (which a caller
+   * chooses). Without it, http://localhost and the port Lore listens on (see `listeningOn`).
+   */
+  publicBaseUrl: string | undefined;
+  port: number;
 }
 
 /** A new session: the cookie's value (shown to the browser only) and its CSRF token. */
@@ -95,6 +99,7 @@ export interface PendingInvitation {
  */
 export class PortalAccountService {
   private readonly attempts: AttemptLimiter;
+  private port: number;
 
   constructor(
     private readonly db: Database,
@@ -105,10 +110,16 @@ export class PortalAccountService {
     private readonly options: PortalOptions,
   ) {
     this.attempts = new AttemptLimiter(rateLimits, FAILURE_COST);
+    this.port = options.port;
   }
 
   get baseUrl(): string {
-    return this.options.baseUrl;
+    return this.options.publicBaseUrl ?? `http://localhost:${this.port}`;
+  }
+
+  /** The port the server listens on once it does (PORT=0 picks one), for links when PUBLIC_BASE_URL is unset. */
+  listeningOn(port: number): void {
+    this.port = port;
   }
 
   // People
@@ -137,7 +148,7 @@ export class PortalAccountService {
 
   /** E-mails an invitation; a mail that cannot be sent is logged (an admin can remove and invite again). */
   async sendInvitation({ user, token, tenantName }: PendingInvitation): Promise<string | undefined> {
-    const link = `${this.options.baseUrl}/portal/password?token=${token}`;
+    const link = `${this.baseUrl}/portal/password?token=${token}`;
     return this.deliver(composeMail('invite', user.language, user.email, { link, tenant: tenantName, hours: String(INVITE_LINK_HOURS) }), user.tenant_id);
   }
 
@@ -246,7 +257,7 @@ export class PortalAccountService {
       this.log.info({ tenantId: user.tenant_id, userId: user.id }, 'password reset not e-mailed: 3 already went out this hour');
       return;
     }
-    const link = `${this.options.baseUrl}/portal/password?token=${token}`;
+    const link = `${this.baseUrl}/portal/password?token=${token}`;
     await this.deliver(composeMail('reset', user.language, user.email, { link }), user.tenant_id);
   }
 

@@ -40,6 +40,8 @@ describe('the README quick start and docs/getting-started.md, run as written', f
       const script = blocks.join('\n').replaceAll('localhost:8080', `127.0.0.1:${server.port}`);
       const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, timeout: 150_000 });
       assert.match(stdout, /"results":\[\{[^\]]*Staff get 25 days of paid leave a year\./, stdout);
+      // The README also shows the portal's set-password link from the mail folder.
+      if (page === 'README.md') assert.match(stdout, /http:\/\/localhost:\d+\/portal\/password\?token=[A-Za-z0-9_-]{43}$/m, stdout);
     });
   }
 

@@ -90,6 +90,9 @@ for (const database of testDatabases()) {
       assert.equal(again.status, 400);
       assert.equal((await visitor.page(link)).status, 400);
       const { rows: users } = await app.db.query<{ password_hash: string }>('SELECT password_hash FROM portal_users WHERE email = $1', [email]);
+      const metrics = await (await fetch(`${app.url}/metrics`)).text();
+      assert.match(metrics, /route="\/portal\/password"/);
+      assert.ok(!metrics.includes(PortalVisitor.field(form.html, 'token')), 'metrics name the route, never the link');
       assert.match(users[0]!.password_hash, /^scrypt\$32768\$8\$1\$/);
       assert.ok(!users[0]!.password_hash.includes(PASSWORD));
     });

@@ -80,6 +80,7 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
+  runtime.services.portal.listeningOn(port);
   const url = `http://127.0.0.1:${port}`;
   routeTables.set(url, new RouteTable(app.routes));
   return {
