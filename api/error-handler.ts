@@ -28,12 +28,16 @@ function fromParserError(err: HttpParserError): AppError | undefined {
   }
 }
 
+/** An error as an AppError: itself, a body parser's error mapped to its status and code, or undefined (a fault). */
+export function asAppError(err: unknown): AppError | undefined {
+  return err instanceof AppError ? err : typeof err === 'object' && err !== null ? fromParserError(err) : undefined;
+}
+
 /** The one place errors become HTTP responses: `{error, message, ...extra, request_id}`. */
 export function errorHandler(fallbackLog: Logger) {
   return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
     const log = (res.locals.log as Logger | undefined) ?? fallbackLog;
-    const appError =
-      err instanceof AppError ? err : typeof err === 'object' && err !== null ? fromParserError(err) : undefined;
+    const appError = asAppError(err);
     const requestId = res.locals.requestId as string | undefined;
     if (res.headersSent) {
       log.error({ err }, 'error after the response started');

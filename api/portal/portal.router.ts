@@ -11,6 +11,7 @@ import { parseInput } from '../../core/shared/input.js';
 import { tenantScope } from '../../core/shared/scope.js';
 import type { Services } from '../../runtime/services.js';
 import { sameSecret, tenantContext } from '../middleware/auth.js';
+import { asAppError } from '../error-handler.js';
 import type { RouteSpec } from '../route.js';
 import { FORM_COOKIE, SESSION_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js';
 import {
@@ -377,10 +378,11 @@ export function portalRouter(deps: PortalDeps): Router {
   // Errors on portal pages are pages too (the REST API keeps its JSON error shape).
   router.use('/portal', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
-    if (err instanceof AppError) {
-      for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-      const title = err.status === 404 ? 'Not found' : err.status === 403 ? 'Not allowed' : 'Something is wrong';
-      send(res, err.status, messagePage(title, err.message));
+    const appError = asAppError(err);
+    if (appError) {
+      for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
+      const title = appError.status === 404 ? 'Not found' : appError.status === 403 ? 'Not allowed' : 'Something is wrong';
+      send(res, appError.status, messagePage(title, appError.message));
       return;
     }
     log.error({ err }, 'portal page failed');
