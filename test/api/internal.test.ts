@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
@@ -31,14 +32,18 @@ for (const database of testDatabases()) {
 
     it('creates a tenant with a working admin key, and reads it back', async () => {
       const admin = client(app.url, TEST_ADMIN_TOKEN);
-      const res = await admin('POST', '/internal/v1/tenants', { name: 'Acme', plan: 'enterprise', email: 'ops@acme.example' });
+      const email = `ops-${randomUUID()}@acme.example`;
+      const res = await admin('POST', '/internal/v1/tenants', { name: 'Acme', plan: 'enterprise', email });
       assert.equal(res.status, 201);
-      assert.deepEqual(Object.keys(res.body).sort(), ['api_key', 'id']);
+      assert.deepEqual(Object.keys(res.body).sort(), ['api_key', 'id', 'portal_invitation']);
+      // The address is the tenant's first portal user; with no SMTP the invitation went to the mail folder.
+      assert.equal(res.body.portal_invitation.email, email);
+      assert.match(res.body.portal_invitation.delivered_to, /lore-test-mail-\d+\/.*\.eml$/);
       const tenant = await admin('GET', `/internal/v1/tenants/${res.body.id}`);
       assert.equal(tenant.status, 200);
       assert.equal(tenant.body.name, 'Acme');
       assert.equal(tenant.body.plan, 'enterprise');
-      assert.equal(tenant.body.email, 'ops@acme.example');
+      assert.equal(tenant.body.email, email);
       assert.equal(tenant.body.status, 'active');
       assert.deepEqual(tenant.body.addons, []);
       const keys = await client(app.url, res.body.api_key)('GET', '/v1/auth/keys');
