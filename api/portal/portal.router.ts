@@ -7,7 +7,7 @@ import { type RequestContext, type Role, ROLES, roleAtLeast } from '../../core/c
 import { AppError, ValidationError, errors } from '../../core/errors.js';
 import { preferredLanguage } from '../../core/portal/emails.js';
 import type { SessionRow } from '../../core/portal/portal.repository.js';
-import { parseInput } from '../../core/shared/input.js';
+import { assertStorableText, parseInput } from '../../core/shared/input.js';
 import { tenantScope } from '../../core/shared/scope.js';
 import type { Services } from '../../runtime/services.js';
 import { sameSecret, tenantContext } from '../middleware/auth.js';
@@ -96,6 +96,12 @@ export function portalRouter(deps: PortalDeps): Router {
     next();
   };
   router.use('/portal', express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 20 }));
+  // The text rule of every input (core/shared/input.ts): no NUL, no lone surrogates, in forms and query strings.
+  router.use('/portal', (req: Request, _res: Response, next: NextFunction) => {
+    assertStorableText(req.query, 'query');
+    assertStorableText(req.body, 'form');
+    next();
+  });
 
   router.get('/portal/assets/:name', template, (req, res) => {
     const asset = ASSETS[String(req.params.name)];
@@ -382,10 +388,11 @@ export function portalRouter(deps: PortalDeps): Router {
     if (appError) {
       for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
       const title = appError.status === 404 ? 'Not found' : appError.status === 403 ? 'Not allowed' : 'Something is wrong';
-      send(res, appError.status, messagePage(title, appError.message));
+      const detail = appError instanceof ValidationError ? ` ${appError.issues.map((i) => `${i.field}: ${i.message}`).join('; ')}` : '';
+      send(res, appError.status, messagePage(title, `${appError.message}${detail}`));
       return;
     }
-    log.error({ err }, 'portal page failed');
+    ((res.locals.log as Logger | undefined) ?? log).error({ err }, 'portal page failed');
     send(res, 500, messagePage('Something went wrong', 'The page could not be shown; try again in a moment.'));
   });
   return router;

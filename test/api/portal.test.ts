@@ -209,6 +209,19 @@ for (const database of testDatabases()) {
       assert.equal((await stranger.signIn(email, newPassword)).status, 303);
     });
 
+    it('refuses text that cannot be stored (NUL, lone surrogates) in every form field with 422, before any lookup', async () => {
+      const visitor = new PortalVisitor(app.url);
+      for (const [page, action] of [['/portal/sign-in', '/portal/sign-in'], ['/portal/forgot', '/portal/forgot']] as const) {
+        const { html } = await visitor.page(page);
+        const res = await visitor.request('POST', action, { form: { _form: PortalVisitor.field(html, '_form'), email: 'a\u0000@example.test', password: 'x' } });
+        assert.equal(res.status, 422, action);
+        assert.match(await res.text(), /form\.email/);
+      }
+      const raw = await visitor.request('POST', '/portal/sign-in', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, form: undefined });
+      assert.ok(raw.status < 500);
+      assert.equal((await visitor.page('/portal/password?token=%00')).status, 422);
+    });
+
     it('limits reset requests per IP address', async () => {
       const visitor = new PortalVisitor(app.url);
       const statuses: number[] = [];

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { TEST_ADMIN_TOKEN, type TestApp, client, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
-import { BUDGET_SHARES, OperationStats, capturedErrorLog, describeResponse, fuzzSettings, nextClientAddress, printFigures, seedFor, sendRaw } from '../support/fuzz.js';
+import { BUDGET_SHARES, OperationStats, abbreviate, capturedErrorLog, describeResponse, fuzzSettings, nextClientAddress, printFigures, seedFor, sendRaw } from '../support/fuzz.js';
 import { PortalVisitor } from '../support/portal.js';
 
 /** Every route that takes a body outside the REST API: the portal's forms and the secret-scanning endpoint. */
@@ -116,7 +116,7 @@ for (const database of testDatabases()) {
           if (path.startsWith('/partners') && !type_.startsWith('application/json')) problems.push(`a partner answer of ${type_}`);
           if (problems.length) {
             const inside = errorLog.forRequest(res.headers['x-request-id'] as string | undefined);
-            throw new Error([`POST ${path} (${note}, ${type ?? 'no type'}, cookie ${cookie}, csrf ${withCsrf})`, describeResponse(res), `  problems: ${problems.join('; ')}`, ...(inside ? [`  server log: ${inside}`] : [])].join('\n'));
+            throw new Error([`POST ${path} (${note}, ${type ?? 'no type'}, cookie ${cookie}, csrf ${withCsrf})`, `  body: ${abbreviate(body.toString('latin1'), 400)}`, describeResponse(res), `  problems: ${problems.join('; ')}`, ...(inside ? [`  server log: ${inside}`] : [])].join('\n'));
           }
         },
       );
