@@ -85,7 +85,7 @@ const VARIABLES: Record<Variable, VariableDoc> = {
   JOB_RETRY_BASE_SECONDS: { group: 'Jobs', meaning: 'First retry delay, doubling, at most 5 minutes.' },
   VECTOR_INDEX: {
     group: 'Search indexes',
-    meaning: '`flat`: vectors in this process\'s memory (int8), searched exactly; `pgvector`: HNSW indexes in the database, shared by API replicas.',
+    meaning: '`flat`: vectors in this process\'s memory (int8), searched exactly; `pgvector`: HNSW indexes in the database, shared by API replicas; `qdrant`: a Qdrant server (`QDRANT_URL`), a collection per tenant and dimension count.',
     default: '`flat` embedded, `pgvector` with `DATABASE_URL`',
   },
   KEYWORD_INDEX: {
@@ -95,7 +95,13 @@ const VARIABLES: Record<Variable, VariableDoc> = {
   },
   VECTOR_SEARCH_THREADS: { group: 'Search indexes', meaning: '`flat`: threads a scan may use (`0`: every core but one).' },
   VECTOR_EXACT_SCAN_THRESHOLD: { group: 'Search indexes', meaning: '`pgvector`: searches over at most this many chunks scan exactly instead of walking the HNSW graph.' },
-  HNSW_EF_SEARCH: { group: 'Search indexes', meaning: "`pgvector`: the HNSW candidate list (accuracy against speed; see [performance](performance.md))." },
+  HNSW_EF_SEARCH: { group: 'Search indexes', meaning: "`pgvector` and `qdrant`: the HNSW candidate list (accuracy against speed; see [performance](performance.md))." },
+  QDRANT_URL: { group: 'Search indexes', meaning: '`qdrant`: the Qdrant server\'s REST URL, e.g. `http://qdrant:6333`.' },
+  QDRANT_API_KEY: { group: 'Search indexes', meaning: '`qdrant`: its API key, if it requires one.' },
+  QDRANT_COLLECTION_PREFIX: { group: 'Search indexes', meaning: '`qdrant`: the start of every collection name Lore uses (several instances can share a server).' },
+  QDRANT_HNSW_M: { group: 'Search indexes', meaning: '`qdrant`: the HNSW graph degree of new collections.' },
+  QDRANT_HNSW_EF_CONSTRUCT: { group: 'Search indexes', meaning: '`qdrant`: the HNSW build breadth of new collections.' },
+  QDRANT_QUANTIZATION: { group: 'Search indexes', meaning: '`qdrant`: `scalar` keeps int8 copies of new collections\' vectors in memory (originals on disk, top hits rescored); `none` keeps float32.' },
   BILLING_ENABLED: { group: 'Plans, billing and limits', meaning: '`false`: plan-change endpoints answer `503 billing_not_available`.' },
   DPA_CURRENT_VERSION: { group: 'Plans, billing and limits', meaning: 'The data-processing agreement version tenants must accept.' },
   RATE_LIMIT_STORE: {

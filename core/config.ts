@@ -54,7 +54,16 @@ export const envSchema = z.object({
   JOB_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3600).default(2),
   JOBS_ENABLED: boolFromEnv.default(true),
-  VECTOR_INDEX: z.enum(['flat', 'pgvector']).optional(),
+  VECTOR_INDEX: z.enum(['flat', 'pgvector', 'qdrant']).optional(),
+  QDRANT_URL: urlString.optional(),
+  QDRANT_API_KEY: z.string().min(1).optional(),
+  QDRANT_COLLECTION_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_-]{0,32}$/, 'lowercase letters, digits, _ and -, at most 32')
+    .default('lore_'),
+  QDRANT_HNSW_M: z.coerce.number().int().min(4).max(128).default(16),
+  QDRANT_HNSW_EF_CONSTRUCT: z.coerce.number().int().min(8).max(1000).default(100),
+  QDRANT_QUANTIZATION: z.enum(['none', 'scalar']).default('none'),
   KEYWORD_INDEX: z.enum(['flat', 'postgres']).optional(),
   VECTOR_SEARCH_THREADS: z.coerce.number().int().min(0).max(256).default(0),
   VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(4_000),
@@ -161,7 +170,14 @@ export interface Config {
    * one process owns the database); `pgvector`: HNSW indexes in the database (the server default,
    * shared by API replicas). The threshold and ef_search tune pgvector, the threads the flat scan.
    */
-  vectorIndex: { kind: 'flat' | 'pgvector'; exactScanThreshold: number; efSearch: number; searchThreads: number };
+  vectorIndex: {
+    kind: 'flat' | 'pgvector' | 'qdrant';
+    exactScanThreshold: number;
+    efSearch: number;
+    searchThreads: number;
+    /** `qdrant`: where it is and how new collections are built. */
+    qdrant?: { url: string; apiKey: string | undefined; prefix: string; m: number; efConstruct: number; quantization: 'none' | 'scalar' };
+  };
   /**
    * `flat`: keyword search ranks in memory over the flat vector index's copy of the chunks'
    * lexemes (needs VECTOR_INDEX=flat; its default); `postgres`: in the database (GIN index).
@@ -371,6 +387,18 @@ export function loadConfig(env: Env = process.env): Config {
       exactScanThreshold: e.VECTOR_EXACT_SCAN_THRESHOLD,
       efSearch: e.HNSW_EF_SEARCH,
       searchThreads: e.VECTOR_SEARCH_THREADS,
+      ...(vectorIndex === 'qdrant'
+        ? {
+            qdrant: {
+              url: e.QDRANT_URL ?? fail('QDRANT_URL', 'required when VECTOR_INDEX=qdrant'),
+              apiKey: e.QDRANT_API_KEY,
+              prefix: e.QDRANT_COLLECTION_PREFIX,
+              m: e.QDRANT_HNSW_M,
+              efConstruct: e.QDRANT_HNSW_EF_CONSTRUCT,
+              quantization: e.QDRANT_QUANTIZATION,
+            },
+          }
+        : {}),
     },
     keywordIndex,
     billingEnabled: e.BILLING_ENABLED,

@@ -28,7 +28,7 @@ function mayWriteSql(file) {
     /\.repository\.ts$/.test(f) ||
     /\/core\/db\//.test(f) ||
     /\/core\/search\/search-sql\.ts$/.test(f) ||
-    /\/core\/adapters\/(pgvector\.|postgres\.|flat-index\/)/.test(f) ||
+    /\/core\/adapters\/(pgvector\.|postgres\.|flat-index\/|qdrant\/)/.test(f) ||
     // Tests, benchmarks and scripts set up and inspect databases directly.
     /\/(test|bench|scripts|migrations)\//.test(f)
   );

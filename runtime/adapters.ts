@@ -16,6 +16,7 @@ import { FlatVectorIndex } from '../core/adapters/flat-index/flat.vector-index.j
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { LibreTranslateTranslator } from '../core/adapters/libretranslate.translator.js';
 import { OpenAiEmbedder } from '../core/adapters/openai.embedder.js';
+import { QdrantVectorIndex } from '../core/adapters/qdrant/qdrant.vector-index.js';
 import { PgVectorIndex } from '../core/adapters/pgvector.vector-index.js';
 import { PostgresKeywordIndex } from '../core/adapters/postgres.keyword-index.js';
 import { TransformersEmbedder } from '../core/adapters/transformers.embedder.js';
@@ -52,6 +53,9 @@ export function createEmbedder(config: AdapterConfig): Embedder {
 
 export function createVectorIndex(db: Database, config: AdapterConfig, embedder: Embedder, log: Logger): VectorIndex {
   const v = config.vectorIndex;
+  if (v.kind === 'qdrant' && v.qdrant) {
+    return new QdrantVectorIndex(db, embedder.id, { ...v.qdrant, efSearch: v.efSearch, batchSize: 256 }, log.child({ component: 'vector-index' }));
+  }
   if (v.kind !== 'flat') return new PgVectorIndex(db, v);
   // While the flat index loads, the database searches exactly, with no HNSW indexes to keep up.
   const loading = new PgVectorIndex(db, { graphs: false });
