@@ -43,7 +43,7 @@ const password = 'a benchmark passphrase';
 /** A person of the tenant with a password (a fresh one each round: sign-ins, even right ones, are limited per address). */
 async function person(): Promise<string> {
   const address = `p-${randomUUID()}@example.test`;
-  const pending = await app.services.portal.addUser(app.db, { tenantId: created.body.id as string, subTenantId: null }, { email: address, role: 'admin' }, 'Bench');
+  const pending = await app.services.portal.addUser(app.db, { tenantId: (created.body as { id: string }).id, subTenantId: null }, { email: address, role: 'admin' }, 'Bench');
   await app.services.portal.completeLink(pending.token, password);
   return address;
 }

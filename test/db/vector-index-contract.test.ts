@@ -19,7 +19,7 @@ const embedder = new LexicalEmbedder();
 /** Each VectorIndex adapter, built over a database that already holds the chunks. */
 interface Adapter {
   name: string;
-  make(db: Database): Promise<{ index: VectorIndex; close(): Promise<void> }>;
+  make(db: Database): Promise<{ index: VectorIndex; close: () => Promise<void> }>;
 }
 
 const ADAPTERS: Adapter[] = [
