@@ -9,6 +9,7 @@ import { tenantScope } from '../core/shared/scope.js';
 import { presentInvitation, presentTenant } from '../core/tenants/tenant.presenter.js';
 import pino from 'pino';
 import { createRuntime } from '../runtime/runtime.js';
+import { createEmbedder, createVectorIndex } from '../runtime/adapters.js';
 import { createTenantSchema, updateTenantSchema } from '../core/tenants/tenant.schema.js';
 import { type CorpusAdmin, directCorpusAdmin, httpCorpusAdmin, runCorpusCommand } from './corpus.command.js';
 
@@ -29,6 +30,9 @@ const USAGE = `Usage: npm run cli -- <command>
                                  relative path the source_record_id) or a JSONL file of
                                  {source_record_id, content, metadata?}; waits until indexed
   corpus jobs SLUG
+
+  vector-index reconcile         VECTOR_INDEX=qdrant: compare the collections with the chunk tables
+                                 and repair every difference (after an outage or a restore)
 
 Prints JSON. With the embedded database and a Lore server running on the same DATA_DIR, the CLI
 goes through that server's internal admin API (PGlite admits one process per data directory);
@@ -110,6 +114,22 @@ function tenantUpdateBody(values: Partial<Record<'name' | 'email' | 'plan' | 'st
   return body;
 }
 
+/** Repairs an external vector index (Qdrant) from the chunk tables, opening the database itself. */
+async function reconcileVectorIndex(config: Config): Promise<unknown> {
+  if (config.database.kind === 'embedded' && (await runningServer(config.dataDir))) {
+    throw new Error(`A Lore server is using ${config.dataDir}; stop it first (PGlite admits one process per data directory).`);
+  }
+  const db = await openDatabase(config);
+  try {
+    if (config.migrateOnStart) await migrate(db);
+    const index = createVectorIndex(db, config, createEmbedder(config), pino({ level: 'warn' }));
+    if (!index.reconcile) return { vector_index: index.kind, reconciled: false, reason: 'this index reads the chunk tables itself; there is nothing to repair' };
+    return { vector_index: index.kind, ...(await index.reconcile()) };
+  } finally {
+    await db.close();
+  }
+}
+
 async function run(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -130,9 +150,13 @@ async function run(argv: string[]): Promise<unknown> {
     },
   });
   const [group, command, id] = positionals;
-  if (values.help || (group !== 'tenant' && group !== 'corpus') || !command) {
+  if (values.help || !['tenant', 'corpus', 'vector-index'].includes(group ?? '') || !command) {
     console.log(USAGE);
     process.exit(values.help ? 0 : 2);
+  }
+  if (group === 'vector-index') {
+    if (command !== 'reconcile') throw new Error(`unknown command: vector-index ${command}\n\n${USAGE}`);
+    return reconcileVectorIndex(loadConfig());
   }
   const admin = await connect(loadConfig());
   try {

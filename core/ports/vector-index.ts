@@ -75,4 +75,20 @@ export interface VectorIndex {
   corpusRecordsIndexed(corpusId: string, recordIds: string[], known?: KnownVectors): Promise<void>;
   /** These corpus records (null: the whole corpus) were deleted. */
   corpusRecordsRemoved(corpusId: string, recordIds: string[] | null): Promise<void>;
+
+  /**
+   * For adapters that keep a copy in another system (Qdrant): compares it with the chunk tables and
+   * repairs the differences (`npm run cli -- vector-index reconcile`). The flat index reloads from
+   * the tables at start-up and pgvector searches them in place, so they have none.
+   */
+  reconcile?(): Promise<ReconcileReport>;
+}
+
+/** What a reconciliation changed. */
+export interface ReconcileReport {
+  documentsIndexed: number;
+  documentsRemoved: number;
+  collectionsDropped: number;
+  recordsIndexed: number;
+  recordsRemoved: number;
 }

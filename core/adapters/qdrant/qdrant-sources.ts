@@ -142,3 +142,45 @@ export class QdrantSources {
     return rows.map((r) => r.id);
   }
 }
+
+/** How many chunks of the embedder each ready document has, by tenant and dimensions (what the tenant collections should hold). */
+export interface ExpectedDocuments {
+  tenantIds: Set<string>;
+  /** collection key `${tenantId}_${dimensions}` → document id → chunk count. */
+  documents: Map<string, Map<string, number>>;
+}
+
+export async function expectedDocuments(db: Queryable, embedderId: string): Promise<ExpectedDocuments> {
+  const tenants = await db.query<{ id: string }>('SELECT id FROM tenants');
+  const { rows } = await db.query<{ tenant_id: string; dimensions: number; id: string; n: number }>(
+    `SELECT d.tenant_id, kb.dimensions, d.id, count(*)::int AS n
+     FROM documents d JOIN knowledge_bases kb ON kb.id = d.knowledge_base_id
+     JOIN chunks c ON c.document_id = d.id AND c.tenant_id = d.tenant_id AND c.embedder = $1
+     WHERE d.status = 'ready' GROUP BY d.tenant_id, kb.dimensions, d.id`, // unscoped: the whole instance is compared
+    [embedderId],
+  );
+  const documents = new Map<string, Map<string, number>>();
+  for (const r of rows) {
+    const key = `${r.tenant_id}_${r.dimensions}`;
+    const map = documents.get(key) ?? new Map<string, number>();
+    documents.set(key, map);
+    map.set(r.id, r.n);
+  }
+  return { tenantIds: new Set(tenants.rows.map((t) => t.id)), documents };
+}
+
+/** How many chunks of the embedder each corpus record has, by dimensions: `${corpusId}/${recordId}` → count. */
+export async function expectedRecords(db: Queryable, embedderId: string): Promise<Map<number, Map<string, number>>> {
+  const { rows } = await db.query<{ corpus_id: string; source_record_id: string; dimensions: number; n: number }>(
+    `SELECT corpus_id, source_record_id, dimensions, count(*)::int AS n FROM platform_chunks WHERE embedder = $1
+     GROUP BY corpus_id, source_record_id, dimensions`,
+    [embedderId],
+  );
+  const out = new Map<number, Map<string, number>>();
+  for (const r of rows) {
+    const map = out.get(r.dimensions) ?? new Map<string, number>();
+    out.set(r.dimensions, map);
+    map.set(`${r.corpus_id}/${r.source_record_id}`, r.n);
+  }
+  return out;
+}

@@ -6,12 +6,13 @@ import { escapeLike } from '../../shared/sql-params.js';
 import type {
   DocumentIndexed,
   KnownVectors,
+  ReconcileReport,
   VectorHit,
   VectorIndex,
   VectorIndexStatus,
   VectorTarget,
 } from '../../ports/vector-index.js';
-import { type PointSource, QdrantSources, documentPayload } from './qdrant-sources.js';
+import { type PointSource, QdrantSources, documentPayload, expectedDocuments, expectedRecords } from './qdrant-sources.js';
 
 export interface QdrantOptions {
   url: string;
@@ -30,6 +31,7 @@ export interface QdrantOptions {
 }
 
 type Condition = Record<string, unknown>;
+
 interface Filter {
   must: Condition[];
   must_not?: Condition[];
@@ -69,7 +71,7 @@ export class QdrantVectorIndex implements VectorIndex {
   private readonly known = new Set<string>();
 
   constructor(
-    db: Queryable,
+    private readonly db: Queryable,
     private readonly embedderId: string,
     private readonly options: QdrantOptions,
     private readonly log: Logger,
@@ -248,6 +250,107 @@ export class QdrantVectorIndex implements VectorIndex {
       const batch = points.slice(i, i + this.options.batchSize).map((p) => ({ id: p.id, vector: Array.from(p.vector), payload: p.payload }));
       await this.retry(() => this.client.upsert(collection, { wait: true, points: batch }));
     }
+  }
+
+  /**
+   * Compares the chunk tables (the source of truth) with the collections and repairs every
+   * difference: documents and corpus records whose points are missing or incomplete are indexed
+   * again, points of deleted documents and records are removed, and the collections of deleted
+   * tenants are dropped. Run after an outage of Qdrant, or after restoring either side.
+   */
+  async reconcile(): Promise<ReconcileReport> {
+    const report: ReconcileReport = { documentsIndexed: 0, documentsRemoved: 0, collectionsDropped: 0, recordsIndexed: 0, recordsRemoved: 0 };
+    const expected = await expectedDocuments(this.db, this.embedderId);
+    const tenantPrefix = `${this.options.prefix}t_`;
+    const present = new Set<string>();
+    for (const name of await this.collections(tenantPrefix)) {
+      const key = name.slice(tenantPrefix.length);
+      present.add(key);
+      const tenantId = key.slice(0, key.lastIndexOf('_'));
+      if (!expected.tenantIds.has(tenantId)) {
+        await this.retry(() => this.client.deleteCollection(name));
+        this.known.delete(name);
+        report.collectionsDropped++;
+        continue;
+      }
+      const want = expected.documents.get(key) ?? new Map<string, number>();
+      const have = await this.countBy(name, 'document_id');
+      const stale = [...have.keys()].filter((id) => !want.has(id) || want.get(id) !== have.get(id));
+      if (stale.length) {
+        await this.retry(() => this.client.delete(name, { wait: true, filter: { must: [{ key: 'document_id', match: { any: stale } }] } }));
+        report.documentsRemoved += stale.filter((id) => !want.has(id)).length;
+      }
+      const missing = [...want.keys()].filter((id) => have.get(id) !== want.get(id));
+      if (missing.length) await this.documentsIndexed(missing.map((id) => ({ id })));
+      report.documentsIndexed += missing.length;
+    }
+    // Tenants with documents but no collection yet.
+    for (const [key, want] of expected.documents) {
+      if (present.has(key)) continue;
+      await this.documentsIndexed([...want.keys()].map((id) => ({ id })));
+      report.documentsIndexed += want.size;
+    }
+    const records = await expectedRecords(this.db, this.embedderId);
+    const corpusPrefix = `${this.options.prefix}corpora_`;
+    const dimensionsPresent = new Set<number>();
+    for (const name of await this.collections(corpusPrefix)) {
+      const dimensions = Number(name.slice(corpusPrefix.length));
+      dimensionsPresent.add(dimensions);
+      const want = records.get(dimensions) ?? new Map<string, number>();
+      const have = await this.countBy(name, 'corpus_id', 'source_record_id');
+      report.recordsRemoved += await this.repairRecords(name, want, have, (n) => (report.recordsIndexed += n));
+    }
+    for (const [dimensions, want] of records) {
+      if (!dimensionsPresent.has(dimensions)) report.recordsRemoved += await this.repairRecords(this.corpusCollection(dimensions), want, new Map(), (n) => (report.recordsIndexed += n));
+    }
+    return report;
+  }
+
+  /** Re-indexes the records whose points differ from the tables and removes those the tables no longer hold; answers the removed. */
+  private async repairRecords(name: string, want: Map<string, number>, have: Map<string, number>, indexed: (n: number) => void): Promise<number> {
+    const byCorpus = new Map<string, string[]>();
+    const add = (key: string) => {
+      const corpusId = key.slice(0, key.indexOf('/'));
+      byCorpus.set(corpusId, [...(byCorpus.get(corpusId) ?? []), key.slice(key.indexOf('/') + 1)]);
+    };
+    let removed = 0;
+    for (const key of have.keys()) {
+      if (want.has(key)) continue;
+      const corpusId = key.slice(0, key.indexOf('/'));
+      await this.retry(() =>
+        this.client.delete(name, {
+          wait: true,
+          filter: { must: [{ key: 'corpus_id', match: { value: corpusId } }, { key: 'source_record_id', match: { value: key.slice(key.indexOf('/') + 1) } }] },
+        }),
+      );
+      removed++;
+    }
+    for (const [key, n] of want) if (have.get(key) !== n) add(key);
+    for (const [corpusId, recordIds] of byCorpus) {
+      await this.corpusRecordsIndexed(corpusId, recordIds);
+      indexed(recordIds.length);
+    }
+    return removed;
+  }
+
+  /** Points per value of a payload field (or of two, joined by '/'), scrolled through the whole collection. */
+  private async countBy(name: string, field: string, second?: string): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    let offset: string | number | undefined;
+    for (;;) {
+      const page = await this.retry(() =>
+        this.client.scroll(name, { limit: 1000, with_payload: second ? [field, second] : [field], with_vector: false, ...(offset !== undefined ? { offset } : {}) }),
+      );
+      for (const point of page.points) {
+        const payload = point.payload ?? {};
+        const key = second ? `${String(payload[field])}/${String(payload[second])}` : String(payload[field]);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      const next = page.next_page_offset;
+      if (next === null || next === undefined || typeof next === 'object') break;
+      offset = next;
+    }
+    return counts;
   }
 
   /** The collections whose names start with `prefix`. */
