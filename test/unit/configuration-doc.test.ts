@@ -12,6 +12,6 @@ describe('docs/configuration.md', () => {
     const page = configurationReference();
     assert.match(page, /\| `PORT` \| `8080` \| integer 0–65535 \|/);
     assert.match(page, /\| `METRICS_ENABLED` \| `true` \| `true`, `false` \|/);
-    assert.match(page, /\| `VECTOR_INDEX` \| `flat` embedded, `pgvector` with `DATABASE_URL` \| `flat`, `pgvector` \|/);
+    assert.match(page, /\| `VECTOR_INDEX` \| `flat` embedded, `pgvector` with `DATABASE_URL` \| `flat`, `pgvector`, `qdrant` \|/);
   });
 });
