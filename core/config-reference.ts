@@ -33,7 +33,7 @@ type Group = (typeof GROUPS)[number];
 const VARIABLES: Record<Variable, VariableDoc> = {
   PORT: { group: 'Server', meaning: 'HTTP port.' },
   HOST: { group: 'Server', meaning: 'Listen address.' },
-  PUBLIC_BASE_URL: { group: 'Server', meaning: 'Public base URL, listed as the server in the OpenAPI document and used in links Lore hands out (export downloads).' },
+  PUBLIC_BASE_URL: { group: 'Server', meaning: 'Public base URL, listed as the server in the OpenAPI document and used in links Lore hands out (export downloads, the portal\'s e-mails; set it in production).' },
   LOG_LEVEL: { group: 'Server', meaning: 'pino log level.' },
   METRICS_ENABLED: { group: 'Server', meaning: 'Serve Prometheus metrics at `/metrics`.' },
   METRICS_TOKEN: { group: 'Server', meaning: 'When set (at least 24 characters), `/metrics` requires `Authorization: Bearer <token>`.' },
