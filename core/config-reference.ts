@@ -166,6 +166,15 @@ const VARIABLES: Record<Variable, VariableDoc> = {
     meaning: 'Waits in seconds before each retry of a callback (each ±20 % jitter).',
     default: '`5,300,1800,7200,18000,36000,36000`',
   },
+  WORKFLOW_ENGINE: {
+    group: 'Jobs',
+    meaning: '`embedded`: jobs run in the API process from the jobs table; `temporal`: each job is a Temporal workflow, run by `npm run worker` (see [Temporal](temporal.md)).',
+  },
+  TEMPORAL_ADDRESS: { group: 'Jobs', meaning: '`temporal`: the frontend\'s `host:port`, e.g. `temporal:7233`.' },
+  TEMPORAL_NAMESPACE: { group: 'Jobs', meaning: '`temporal`: the namespace.' },
+  TEMPORAL_TASK_QUEUE: { group: 'Jobs', meaning: '`temporal`: the start of the task queues\' names (`<name>-documents`, `<name>-addons`, `<name>-billing`).' },
+  TEMPORAL_API_KEY: { group: 'Jobs', meaning: '`temporal`: an API key (Temporal Cloud).' },
+  TEMPORAL_TLS: { group: 'Jobs', meaning: '`temporal`: connect over TLS.', default: '`true` with `TEMPORAL_API_KEY`, else `false`' },
   SMTP_URL: {
     group: 'Portal and e-mail',
     meaning: 'SMTP server for the portal\'s e-mails (set-password and reset links, leaked-key notices), e.g. `smtps://user:pass@mail.example.com`.',

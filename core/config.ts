@@ -54,6 +54,12 @@ export const envSchema = z.object({
   JOB_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3600).default(2),
   JOBS_ENABLED: boolFromEnv.default(true),
+  WORKFLOW_ENGINE: z.enum(['embedded', 'temporal']).default('embedded'),
+  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'host:port').optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'letters, digits, _ . -').default('lore'),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS: boolFromEnv.optional(),
   VECTOR_INDEX: z.enum(['flat', 'pgvector', 'qdrant']).optional(),
   QDRANT_URL: urlString.optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
@@ -215,6 +221,10 @@ export interface Config {
   };
   addons: AddonsConfig;
   portal: PortalConfig;
+  /** `embedded`: jobs run in this process from the jobs table; `temporal`: one Temporal workflow per job, run by `npm run worker`. */
+  workflowEngine:
+    | { kind: 'embedded' }
+    | { kind: 'temporal'; address: string; namespace: string; taskQueue: string; apiKey: string | undefined; tls: boolean };
 }
 
 /** The web portal, its e-mail and the secret-scanning partner endpoint (spec §5). */
@@ -413,6 +423,18 @@ export function loadConfig(env: Env = process.env): Config {
     },
     translation,
     addons,
+    workflowEngine:
+      e.WORKFLOW_ENGINE === 'temporal'
+        ? {
+            kind: 'temporal',
+            address: e.TEMPORAL_ADDRESS ?? fail('TEMPORAL_ADDRESS', 'required when WORKFLOW_ENGINE=temporal'),
+            namespace: e.TEMPORAL_NAMESPACE,
+            taskQueue: e.TEMPORAL_TASK_QUEUE,
+            apiKey: e.TEMPORAL_API_KEY,
+            // Temporal Cloud's API keys go over TLS.
+            tls: e.TEMPORAL_TLS ?? e.TEMPORAL_API_KEY !== undefined,
+          }
+        : { kind: 'embedded' },
     portal: {
       mail: e.SMTP_URL
         ? { kind: 'smtp', url: e.SMTP_URL, from: e.MAIL_FROM }

@@ -5,7 +5,6 @@ import {
   type JobRow,
   type NewJob,
   claimJobs,
-  failJobAttempt,
   heartbeatJob,
   heartbeatJobs,
   insertJob,
@@ -14,14 +13,12 @@ import {
 import {
   type JobBatchControl,
   type JobBatchDefinition,
-  type JobControl,
   type JobDefinitions,
   LeaseLostError,
-  NonRetryableError,
-  RetryLaterError,
   type WorkflowEngine,
 } from '../core/ports/workflow-engine.js';
 import { turnEventLoop } from '../core/shared/event-loop.js';
+import { runJobAttempt } from './job-runner.js';
 
 export interface EmbeddedEngineOptions {
   /** Jobs run at once by this process. */
@@ -50,16 +47,6 @@ export const DEFAULT_ENGINE_OPTIONS: EmbeddedEngineOptions = {
   releaseStaleLeasesOnStart: false,
   maxAttempts: 5,
 };
-
-/** Job errors are shown to tenants: keep the message, never stacks, paths or connection strings. */
-export function sanitizeJobError(err: unknown): string {
-  const message = err instanceof Error ? err.message : 'The job failed.';
-  return message
-    .replace(/(postgres(ql)?|https?):\/\/\S+/gi, '[url]')
-    .replace(/(\/[\w.-]+){2,}/g, '[path]')
-    .split('\n')[0]!
-    .slice(0, 500);
-}
 
 /**
  * The embedded topology's durable job engine: workers in this process claim jobs from the jobs
@@ -240,43 +227,7 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
   }
 
   private async runAlone(job: JobRow): Promise<void> {
-    const definition = this.definitions[job.job_type];
     const log = this.log.child({ jobId: job.id, jobType: job.job_type, tenantId: job.tenant_id, attempt: job.attempts });
-    const control: JobControl = {
-      owner: this.owner,
-      signal: this.abort.signal,
-      heartbeat: async (progress) => {
-        await turnEventLoop();
-        if (!(await heartbeatJob(this.db, job.id, this.owner, this.options.leaseSeconds, progress))) {
-          throw new LeaseLostError('Another worker took over this job.');
-        }
-      },
-    };
-    try {
-      if (!definition) throw new NonRetryableError(`No handler for job type ${job.job_type}.`);
-      await definition.run(job, control);
-      log.info('job completed');
-    } catch (err) {
-      if (err instanceof LeaseLostError) {
-        log.warn('lease lost; leaving the job to its new worker');
-        return;
-      }
-      const final = err instanceof NonRetryableError || job.attempts >= job.max_attempts;
-      const delay = final
-        ? null
-        : err instanceof RetryLaterError
-          ? err.delaySeconds
-          : Math.min(this.options.retryMaxSeconds, this.options.retryBaseSeconds * 2 ** (job.attempts - 1));
-      const message = sanitizeJobError(err);
-      try {
-        await this.db.transaction(async (tx) => {
-          const status = await failJobAttempt(tx, job.id, this.owner, message, delay);
-          if (status === 'failed') await definition?.failed?.(tx, job, message);
-        });
-      } catch (e) {
-        log.error({ err: e }, 'recording a job failure failed; the lease will expire and the job run again');
-      }
-      log.warn({ err, retryInSeconds: delay }, final ? 'job failed' : 'job attempt failed; will retry');
-    }
+    await runJobAttempt(this.db, this.definitions[job.job_type], job, { owner: this.owner, signal: this.abort.signal, options: this.options, log });
   }
 }

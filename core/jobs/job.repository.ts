@@ -208,3 +208,48 @@ export async function findJobById(db: Queryable, id: string): Promise<JobRow | u
   const { rows } = await db.query<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id]);
   return rows[0];
 }
+
+// The Temporal engine's outbox and claims (the instance's queue: unscoped).
+
+export async function insertOutbox(db: Queryable, jobId: string): Promise<void> {
+  await db.query('INSERT INTO job_outbox (job_id) VALUES ($1) ON CONFLICT DO NOTHING', [jobId]);
+}
+
+export interface OutboxEntry {
+  job_id: string;
+  job_type: JobType;
+  run_at: Date;
+  max_attempts: number;
+}
+
+/** Outbox rows whose workflow has not been started yet, oldest first. */
+export async function pendingOutbox(db: Queryable, limit: number): Promise<OutboxEntry[]> {
+  const { rows } = await db.query<OutboxEntry>(
+    `SELECT o.job_id, j.job_type, j.run_at, j.max_attempts FROM job_outbox o JOIN jobs j ON j.id = o.job_id
+     WHERE o.dispatched_at IS NULL ORDER BY o.created_at LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
+
+export async function markDispatched(db: Queryable, jobIds: readonly string[]): Promise<void> {
+  await db.query('UPDATE job_outbox SET dispatched_at = now() WHERE job_id = ANY($1::uuid[]) AND dispatched_at IS NULL', [[...jobIds]]);
+}
+
+/**
+ * Claims one job by id for `owner` (a Temporal activity attempt), as `claimJobs` claims the next
+ * one: a queued job whose time has come (a second early is tolerated: the workflow's timer and the
+ * database clock differ) or one whose previous holder's lease expired. Undefined when the job is
+ * done, failed, or held by a live lease.
+ */
+export async function claimJobById(db: Queryable, id: string, owner: string, leaseSeconds: number): Promise<JobRow | undefined> {
+  const { rows } = await db.query<JobRow>(
+    `UPDATE jobs SET status = 'processing', lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3),
+                     attempts = attempts + 1, started_at = COALESCE(started_at, now()), updated_at = now()
+     WHERE id = $1 AND run_at <= now() + interval '1 second'
+       AND (status = 'queued' OR (status = 'processing' AND lease_expires_at < now()))
+     RETURNING ${COLUMNS}`,
+    [id, owner, leaseSeconds],
+  );
+  return rows[0];
+}

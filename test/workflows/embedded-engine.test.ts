@@ -4,7 +4,8 @@ import { claimJob, completeJob, heartbeatJob, insertJob } from '../../core/jobs/
 import { pino } from 'pino';
 import { migrate } from '../../core/db/migrator.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
-import { EmbeddedWorkflowEngine, sanitizeJobError } from '../../workflows/embedded-engine.js';
+import { EmbeddedWorkflowEngine } from '../../workflows/embedded-engine.js';
+import { sanitizeJobError } from '../../workflows/job-runner.js';
 import { type TestApp, client, createTenant, startTestApp, waitForJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 import { pollUntil } from '../support/poll.js';
