@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   if (config.jobs.enabled) {
     // Periods that ended while Lore was down move on now (each transition happens once).
     await runtime.services.billingPeriods.runDueTransitions();
-    await runtime.engine.start();
+    await runtime.jobs.start();
   }
   runtime.maintenance?.start();
   const app = createApp({ config: { ...config, adminToken }, services: runtime.services, log, version });

@@ -11,6 +11,9 @@ import { createMailer } from '../core/adapters/nodemailer.mailer.js';
 import { GitHubSignatureVerifier } from '../core/adapters/github.signature-verifier.js';
 import { createActivities } from '../workflows/activities.js';
 import { EmbeddedWorkflowEngine } from '../workflows/embedded-engine.js';
+import { temporalStarter } from '../workflows/temporal/temporal-client.js';
+import { TemporalWorkflowEngine } from '../workflows/temporal/temporal.engine.js';
+import type { WorkflowEngine } from '../core/ports/workflow-engine.js';
 import { createAddonAdapters, createEmbedder, createKeywordIndex, createTranslator, createVectorIndex } from './adapters.js';
 import { type Adapters, type Services, createServices } from './services.js';
 
@@ -37,11 +40,15 @@ export type RuntimeConfig = Pick<
   | 'portal'
   | 'publicBaseUrl'
   | 'port'
+  | 'workflowEngine'
 >;
 
 export interface Runtime {
   services: Services;
+  /** The in-process engine: runs the jobs with WORKFLOW_ENGINE=embedded, and holds the job definitions. */
   engine: EmbeddedWorkflowEngine;
+  /** The engine jobs are enqueued with and that `start` starts: `engine`, or Temporal's dispatcher. */
+  jobs: WorkflowEngine;
   /** Statistics and vacuuming for the embedded database (a server's autovacuum does it otherwise); call start(). */
   maintenance: TableMaintenance | undefined;
   /** Stops the job workers and worker threads (the database belongs to the caller). */
@@ -66,6 +73,15 @@ export async function createRuntime(
     retryBaseSeconds: config.jobs.retryBaseSeconds,
     releaseStaleLeasesOnStart: config.database.kind === 'embedded',
   });
+  const temporal = config.workflowEngine.kind === 'temporal' ? temporalStarter(config.workflowEngine) : undefined;
+  const jobs: WorkflowEngine =
+    config.workflowEngine.kind === 'temporal' && temporal
+      ? new TemporalWorkflowEngine(db, temporal, log.child({ component: 'temporal' }), {
+          taskQueue: config.workflowEngine.taskQueue,
+          maxAttempts: config.jobs.maxAttempts,
+          pollIntervalMs: 1000,
+        })
+      : engine;
   const pdf = new PdfExtractor({ maxWorkers: config.pdfWorkers });
   let translator = overrides.translator;
   if (!translator) {
@@ -85,7 +101,7 @@ export async function createRuntime(
     vectorIndex,
     keywordIndex: overrides.keywordIndex ?? createKeywordIndex(db, config, vectorIndex),
     pdf,
-    engine,
+    engine: jobs,
     rateLimits:
       overrides.rateLimits ?? (config.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(db) : new MemoryRateLimitStore()),
     clock: overrides.clock,
@@ -107,10 +123,13 @@ export async function createRuntime(
   return {
     services,
     engine,
+    jobs,
     maintenance,
     async close() {
       await maintenance?.stop();
       await engine.stop();
+      if (jobs !== engine) await jobs.stop();
+      await temporal?.close();
       await vectorIndex.close();
       await pdf.close();
     },

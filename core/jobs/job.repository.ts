@@ -224,6 +224,7 @@ export interface OutboxEntry {
 
 /** Outbox rows whose workflow has not been started yet, oldest first. */
 export async function pendingOutbox(db: Queryable, limit: number): Promise<OutboxEntry[]> {
+  // unscoped: the instance's queue
   const { rows } = await db.query<OutboxEntry>(
     `SELECT o.job_id, j.job_type, j.run_at, j.max_attempts FROM job_outbox o JOIN jobs j ON j.id = o.job_id
      WHERE o.dispatched_at IS NULL ORDER BY o.created_at LIMIT $1`,
@@ -243,6 +244,7 @@ export async function markDispatched(db: Queryable, jobIds: readonly string[]): 
  * done, failed, or held by a live lease.
  */
 export async function claimJobById(db: Queryable, id: string, owner: string, leaseSeconds: number): Promise<JobRow | undefined> {
+  // unscoped: the instance's queue
   const { rows } = await db.query<JobRow>(
     `UPDATE jobs SET status = 'processing', lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3),
                      attempts = attempts + 1, started_at = COALESCE(started_at, now()), updated_at = now()

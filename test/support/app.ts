@@ -63,7 +63,7 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
   );
   // Searches wait for nothing after this (the index of an empty test database loads at once).
   await runtime.services.adapters.vectorIndex.loaded;
-  if (options.jobs ?? true) await runtime.engine.start();
+  if (options.jobs ?? true) await runtime.jobs.start();
   const app = createApp({
     config: {
       adminToken: 'adminToken' in options ? options.adminToken : TEST_ADMIN_TOKEN,

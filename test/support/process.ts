@@ -49,3 +49,8 @@ export async function stopServerProcess(s: ServerProcess, signal: NodeJS.Signals
 export function runCli(args: string[], env: Record<string, string>) {
   return run(process.execPath, ['--import', 'tsx', 'cli/lore.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } });
 }
+
+/** Runs `npm run worker`'s entry point with only these variables; rejects with the exit code and output when it fails. */
+export function runWorker(env: Record<string, string>) {
+  return run(process.execPath, ['--import', 'tsx', 'workflows/worker.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } });
+}
