@@ -1,7 +1,8 @@
 /**
  * `npm run worker`: the Temporal worker (WORKFLOW_ENGINE=temporal). It polls one task queue per job
  * family (documents, add-ons, billing) and runs the job workflow and its activities, over the same
- * services and job definitions as the API (`createRuntime`, `createActivities`). SIGTERM and SIGINT
+ * services and job definitions as the API (`createRuntime`, `createActivities`). It serves
+ * Prometheus metrics and a liveness probe on PORT (`/metrics`, `/health/live`). SIGTERM and SIGINT
  * stop polling, let running activities finish, and close the database.
  */
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -15,6 +16,7 @@ import { createJobActivities } from './temporal/job.activities.js';
 import { connectionOptions } from './temporal/temporal-client.js';
 import { TASK_QUEUE_FAMILIES } from './temporal/temporal.engine.js';
 import { WORKFLOWS_PATH } from './temporal/workflows-path.js';
+import { createWorkerMetrics, serveWorkerMetrics } from './temporal/worker-metrics.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -27,7 +29,10 @@ async function main(): Promise<void> {
   const runtime = await createRuntime(db, config, log);
   // Jobs the activities enqueue (a callback delivery after a transcription) are started from here too.
   await runtime.jobs.start();
+  const metrics = createWorkerMetrics();
+  const metricsServer = serveWorkerMetrics(metrics, config.port, config.host);
   const activities = createJobActivities({
+    metrics,
     db,
     definitions: createActivities(runtime.services),
     options: { leaseSeconds: config.jobs.leaseSeconds, retryBaseSeconds: config.jobs.retryBaseSeconds, retryMaxSeconds: 300 },
@@ -53,6 +58,7 @@ async function main(): Promise<void> {
   try {
     await Promise.all(workers.map((w) => w.run()));
   } finally {
+    metricsServer.close();
     await runtime.close();
     await connection.close();
     await db.close();

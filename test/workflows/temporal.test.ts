@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime as TemporalRuntime, bundleWorkflowCode } from '@temporalio/worker';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { loadConfig, ConfigError } from '../../core/config.js';
 import { findJobById } from '../../core/jobs/job.repository.js';
@@ -10,6 +12,7 @@ import { type JobOutcome, createJobActivities } from '../../workflows/temporal/j
 import type { RunJobInput } from '../../workflows/temporal/job-input.js';
 import { TemporalWorkflowEngine, type WorkflowStarter } from '../../workflows/temporal/temporal.engine.js';
 import { WORKFLOWS_PATH } from '../../workflows/temporal/workflows-path.js';
+import { createWorkerMetrics, serveWorkerMetrics } from '../../workflows/temporal/worker-metrics.js';
 import { type TestApp, client, createTenant, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 import { runWorker } from '../support/process.js';
@@ -77,7 +80,8 @@ for (const database of testDatabases()) {
     });
 
     const engine = (starter: WorkflowStarter) => new TemporalWorkflowEngine(app.db, starter, silent, { taskQueue: 'lore', maxAttempts: 5, pollIntervalMs: 60_000 });
-    const activities = (definitions: JobDefinitions = createActivities(app.services)) => createJobActivities({ db: app.db, definitions, options: OPTIONS, log: silent });
+    const metrics = createWorkerMetrics();
+    const activities = (definitions: JobDefinitions = createActivities(app.services)) => createJobActivities({ db: app.db, definitions, options: OPTIONS, log: silent, metrics });
     const outbox = async (jobId: string) =>
       (await app.db.query<{ dispatched_at: Date | null }>('SELECT dispatched_at FROM job_outbox WHERE job_id = $1', [jobId])).rows[0];
 
@@ -146,6 +150,19 @@ for (const database of testDatabases()) {
       assert.equal(docs.body[0].status, 'ready');
       // A redelivered activity finds the job done and changes nothing.
       assert.deepEqual(await new MockActivityEnvironment().run(activities().attemptJob, jobId), { status: 'done', detail: 'gone' });
+      // The worker's metrics count the attempt; its endpoint serves them and a liveness probe.
+      const server = serveWorkerMetrics(metrics, 0, '127.0.0.1');
+      await once(server, 'listening');
+      try {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        const text = await (await fetch(`${base}/metrics`)).text();
+        assert.match(text, /lore_job_attempts_total\{type="ingestion",outcome="completed"\} [1-9]/);
+        assert.match(text, /lore_job_attempt_duration_seconds_count\{type="ingestion",outcome="completed"\} [1-9]/);
+        assert.equal((await fetch(`${base}/health/live`)).status, 200);
+        assert.equal((await fetch(`${base}/other`)).status, 404);
+      } finally {
+        server.close();
+      }
     });
 
     it('passes cancellation to the running job, and records failures as the embedded engine does', async () => {

@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import { Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Database } from '../../core/db/database.js';
 import { claimJobById, findJobById } from '../../core/jobs/job.repository.js';
 import type { JobDefinitions } from '../../core/ports/workflow-engine.js';
 import { type AttemptOptions, runJobAttempt } from '../job-runner.js';
+import type { WorkerMetrics } from './worker-metrics.js';
 
 /** What the workflow learns of an attempt: done (completed, failed for good, or gone), or try again after a delay. */
 export type JobOutcome = { status: 'done'; detail: 'completed' | 'failed' | 'gone' } | { status: 'retry'; delaySeconds: number };
@@ -17,7 +19,13 @@ export interface JobActivities {
  * (`createActivities(services)`): an attempt claims the job row by id, runs one attempt through the
  * shared runner (Temporal heartbeats alongside the lease's), and tells the workflow what to do next.
  */
-export function createJobActivities(deps: { db: Database; definitions: JobDefinitions; options: AttemptOptions; log: Logger }): JobActivities {
+export function createJobActivities(deps: {
+  db: Database;
+  definitions: JobDefinitions;
+  options: AttemptOptions;
+  log: Logger;
+  metrics?: Pick<WorkerMetrics, 'attempt'>;
+}): JobActivities {
   return {
     async attemptJob(jobId) {
       const context = Context.current();
@@ -33,6 +41,7 @@ export function createJobActivities(deps: { db: Database; definitions: JobDefini
         const dueIn = Math.ceil((row.run_at.getTime() - Date.now()) / 1000);
         return { status: 'retry', delaySeconds: Math.max(dueIn, row.status === 'processing' ? deps.options.leaseSeconds : 1) };
       }
+      const started = performance.now();
       const log = deps.log.child({ jobId, jobType: job.job_type, tenantId: job.tenant_id, attempt: job.attempts, workflowId });
       const outcome = await runJobAttempt(deps.db, deps.definitions[job.job_type], job, {
         owner,
@@ -41,6 +50,7 @@ export function createJobActivities(deps: { db: Database; definitions: JobDefini
         log,
         onHeartbeat: (progress) => context.heartbeat(progress),
       });
+      deps.metrics?.attempt(job.job_type, outcome.status, (performance.now() - started) / 1000);
       switch (outcome.status) {
         case 'completed':
         case 'failed':
