@@ -218,6 +218,7 @@ export async function insertOutbox(db: Queryable, jobId: string): Promise<void> 
 export interface OutboxEntry {
   job_id: string;
   job_type: JobType;
+  tenant_id: string | null;
   run_at: Date;
   max_attempts: number;
 }
@@ -226,7 +227,7 @@ export interface OutboxEntry {
 export async function pendingOutbox(db: Queryable, limit: number): Promise<OutboxEntry[]> {
   // unscoped: the instance's queue
   const { rows } = await db.query<OutboxEntry>(
-    `SELECT o.job_id, j.job_type, j.run_at, j.max_attempts FROM job_outbox o JOIN jobs j ON j.id = o.job_id
+    `SELECT o.job_id, j.job_type, j.tenant_id, j.run_at, j.max_attempts FROM job_outbox o JOIN jobs j ON j.id = o.job_id
      WHERE o.dispatched_at IS NULL ORDER BY o.created_at LIMIT $1`,
     [limit],
   );

@@ -9,7 +9,7 @@ import { findJobById } from '../../core/jobs/job.repository.js';
 import { type JobDefinitions, NonRetryableError } from '../../core/ports/workflow-engine.js';
 import { createActivities } from '../../workflows/activities.js';
 import { type JobOutcome, createJobActivities } from '../../workflows/temporal/job.activities.js';
-import type { RunJobInput } from '../../workflows/temporal/job-input.js';
+import type { RunJobInput, ScheduledJob } from '../../workflows/temporal/job-input.js';
 import { TemporalWorkflowEngine, type WorkflowStarter } from '../../workflows/temporal/temporal.engine.js';
 import { WORKFLOWS_PATH } from '../../workflows/temporal/workflows-path.js';
 import { createWorkerMetrics, serveWorkerMetrics } from '../../workflows/temporal/worker-metrics.js';
@@ -27,8 +27,19 @@ const OPTIONS = { leaseSeconds: 30, retryBaseSeconds: 2, retryMaxSeconds: 300 };
  */
 class FakeTemporalStarter implements WorkflowStarter {
   readonly started = new Map<string, { taskQueue: string; input: RunJobInput }>();
+  /** Billing workflows by id, with the transitions signalled to each (the first signal starts it). */
+  readonly billing = new Map<string, { taskQueue: string; tenantId: string; signals: ScheduledJob[] }>();
   startCalls = 0;
   unreachable = false;
+
+  scheduleBillingPeriod(options: { workflowId: string; taskQueue: string; tenantId: string; job: ScheduledJob }): Promise<void> {
+    this.startCalls++;
+    if (this.unreachable) return Promise.reject(new Error('14 UNAVAILABLE: connection refused'));
+    const workflow = this.billing.get(options.workflowId) ?? { taskQueue: options.taskQueue, tenantId: options.tenantId, signals: [] };
+    workflow.signals.push(options.job);
+    this.billing.set(options.workflowId, workflow);
+    return Promise.resolve();
+  }
 
   startJob(options: { workflowId: string; taskQueue: string; input: RunJobInput }): Promise<void> {
     this.startCalls++;
@@ -134,6 +145,24 @@ for (const database of testDatabases()) {
       const workflow = fake.started.get(`lore-job-${jobId}`)!;
       assert.equal(workflow.taskQueue, 'lore-billing');
       assert.ok(workflow.input.runAt > Date.now() + 3_500_000, 'a scheduled job waits on a timer in its workflow');
+    });
+
+    it("sends a tenant's billing-period transitions to its one billing workflow, as signals", async () => {
+      const fake = new FakeTemporalStarter();
+      await engine(fake).dispatch();
+      // A new tenant's first period is scheduled to end in a month: its billing workflow is signalled.
+      const tenant = await createTenant(app, 'standard');
+      await engine(fake).dispatch();
+      const workflow = fake.billing.get(`lore-billing-${tenant.id}`);
+      assert.ok(workflow, 'the tenant has a billing workflow');
+      assert.equal(workflow.taskQueue, 'lore-billing');
+      assert.equal(workflow.tenantId, tenant.id);
+      assert.equal(workflow.signals.length, 1);
+      const end = (await app.db.query<{ period_end: Date }>('SELECT period_end FROM tenants WHERE id = $1', [tenant.id])).rows[0]!.period_end;
+      assert.equal(workflow.signals[0]!.runAt, new Date(end).getTime());
+      assert.equal(fake.started.size, 0, 'no job workflow of its own');
+      await engine(fake).dispatch();
+      assert.equal(workflow.signals.length, 1, 'signalled once');
     });
 
     it('runs a job attempt as an activity: claims the row, heartbeats, completes the job the API reports', async () => {

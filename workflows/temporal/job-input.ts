@@ -11,3 +11,23 @@ export interface RunJobInput {
 export function jobWorkflowId(jobId: string): string {
   return `lore-job-${jobId}`;
 }
+
+/** A scheduled billing-period transition, as the tenant's billing workflow receives it (signal `periodScheduled`). */
+export interface ScheduledJob {
+  jobId: string;
+  runAt: number;
+  maxAttempts: number;
+}
+
+/** The input of a tenant's billing workflow: the transitions it still has to run (carried across continue-as-new). */
+export interface BillingPeriodsInput {
+  tenantId: string;
+  scheduled: ScheduledJob[];
+}
+
+/** One long-lived billing workflow per tenant. */
+export function billingWorkflowId(tenantId: string): string {
+  return `lore-billing-${tenantId}`;
+}
+
+export const PERIOD_SCHEDULED_SIGNAL = 'periodScheduled';

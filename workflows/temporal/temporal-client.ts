@@ -1,5 +1,6 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Config } from '../../core/config.js';
+import { PERIOD_SCHEDULED_SIGNAL } from './job-input.js';
 import type { WorkflowStarter } from './temporal.engine.js';
 
 type TemporalConfig = Extract<Config['workflowEngine'], { kind: 'temporal' }>;
@@ -21,6 +22,16 @@ export function temporalStarter(config: TemporalConfig): WorkflowStarter & { clo
         // Started before (a crash between starting and marking the outbox): it is Temporal's already.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
+    },
+    async scheduleBillingPeriod({ workflowId, taskQueue, tenantId, job }) {
+      // Signals the running workflow, or starts it with the signal: one billing workflow per tenant.
+      await client.workflow.signalWithStart('billingPeriods', {
+        workflowId,
+        taskQueue,
+        args: [{ tenantId, scheduled: [] }],
+        signal: PERIOD_SCHEDULED_SIGNAL,
+        signalArgs: [job],
+      });
     },
     close: () => connection.close(),
   };

@@ -3,7 +3,7 @@ import type { Database, Queryable } from '../../core/db/database.js';
 import { type NewJob, type OutboxEntry, insertJob, insertOutbox, markDispatched, pendingOutbox } from '../../core/jobs/job.repository.js';
 import type { JobType } from '../../core/jobs/job.schema.js';
 import type { WorkflowEngine } from '../../core/ports/workflow-engine.js';
-import { type RunJobInput, jobWorkflowId } from './job-input.js';
+import { type RunJobInput, type ScheduledJob, billingWorkflowId, jobWorkflowId } from './job-input.js';
 
 /** The task queue of each job family, so workers can be scaled (and given resources) per family. */
 export function taskQueueOf(prefix: string, type: JobType): string {
@@ -29,6 +29,8 @@ export const TASK_QUEUE_FAMILIES = ['documents', 'addons', 'billing'] as const;
  */
 export interface WorkflowStarter {
   startJob(options: { workflowId: string; taskQueue: string; input: RunJobInput }): Promise<void>;
+  /** Signals a tenant's billing workflow with a scheduled transition, starting the workflow if it is not running. */
+  scheduleBillingPeriod(options: { workflowId: string; taskQueue: string; tenantId: string; job: ScheduledJob }): Promise<void>;
 }
 
 export interface TemporalEngineOptions {
@@ -116,7 +118,7 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
       const done: string[] = [];
       for (const entry of pending) {
         try {
-          await this.starter.startJob(this.startOptions(entry));
+          await this.startWorkflow(entry);
           done.push(entry.job_id);
         } catch (err) {
           // Temporal cannot be reached: the row stays pending for the next round.
@@ -130,11 +132,13 @@ export class TemporalWorkflowEngine implements WorkflowEngine {
     }
   }
 
-  private startOptions(entry: OutboxEntry): Parameters<WorkflowStarter['startJob']>[0] {
-    return {
-      workflowId: jobWorkflowId(entry.job_id),
-      taskQueue: taskQueueOf(this.options.taskQueue, entry.job_type),
-      input: { jobId: entry.job_id, runAt: new Date(entry.run_at).getTime(), maxAttempts: entry.max_attempts },
-    };
+  /** A tenant's billing transitions go to its one billing workflow; every other job gets a workflow of its own. */
+  private startWorkflow(entry: OutboxEntry): Promise<void> {
+    const taskQueue = taskQueueOf(this.options.taskQueue, entry.job_type);
+    const job = { jobId: entry.job_id, runAt: new Date(entry.run_at).getTime(), maxAttempts: entry.max_attempts };
+    if (entry.job_type === 'billing_period' && entry.tenant_id) {
+      return this.starter.scheduleBillingPeriod({ workflowId: billingWorkflowId(entry.tenant_id), taskQueue, tenantId: entry.tenant_id, job });
+    }
+    return this.starter.startJob({ workflowId: jobWorkflowId(entry.job_id), taskQueue, input: job });
   }
 }
