@@ -425,7 +425,9 @@ export function loadConfig(env: Env = process.env): Config {
     addons,
     workflowEngine:
       e.WORKFLOW_ENGINE === 'temporal'
-        ? {
+        ? database.kind !== 'postgres'
+          ? fail('WORKFLOW_ENGINE', 'temporal needs DATABASE_URL: the workers and the API share one PostgreSQL database')
+          : {
             kind: 'temporal',
             address: e.TEMPORAL_ADDRESS ?? fail('TEMPORAL_ADDRESS', 'required when WORKFLOW_ENGINE=temporal'),
             namespace: e.TEMPORAL_NAMESPACE,

@@ -21,7 +21,6 @@ import { createWorkerMetrics, serveWorkerMetrics } from './temporal/worker-metri
 async function main(): Promise<void> {
   const config = loadConfig();
   if (config.workflowEngine.kind !== 'temporal') throw new ConfigError('npm run worker needs WORKFLOW_ENGINE=temporal (and TEMPORAL_ADDRESS).');
-  if (config.database.kind !== 'postgres') throw new ConfigError('npm run worker needs DATABASE_URL: the API and the workers share one PostgreSQL database.');
   const temporalConfig = config.workflowEngine;
   const log = createLogger(config);
   const db = await openDatabase(config);

@@ -60,8 +60,9 @@ describe('Temporal: the job workflow bundle and the worker entry point', functio
   });
 
   it('refuses to start without WORKFLOW_ENGINE=temporal and a server database, naming what is missing', async () => {
-    assert.throws(() => loadConfig({ WORKFLOW_ENGINE: 'temporal' }), ConfigError);
-    const config = loadConfig({ WORKFLOW_ENGINE: 'temporal', TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_API_KEY: 'k' });
+    assert.throws(() => loadConfig({ WORKFLOW_ENGINE: 'temporal', DATABASE_URL: 'postgres://db/lore' }), ConfigError);
+    assert.throws(() => loadConfig({ WORKFLOW_ENGINE: 'temporal', TEMPORAL_ADDRESS: 'temporal:7233' }), /DATABASE_URL/);
+    const config = loadConfig({ WORKFLOW_ENGINE: 'temporal', TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_API_KEY: 'k', DATABASE_URL: 'postgres://db/lore' });
     assert.deepEqual(config.workflowEngine, { kind: 'temporal', address: 'temporal:7233', namespace: 'default', taskQueue: 'lore', apiKey: 'k', tls: true });
     const failure = (env: Record<string, string>) =>
       runWorker(env).then(
@@ -71,7 +72,7 @@ describe('Temporal: the job workflow bundle and the worker entry point', functio
     const embedded = await failure({});
     assert.equal(embedded.code, 1);
     assert.match(embedded.stderr, /needs WORKFLOW_ENGINE=temporal/);
-    assert.match((await failure({ WORKFLOW_ENGINE: 'temporal', TEMPORAL_ADDRESS: '127.0.0.1:7233' })).stderr, /needs DATABASE_URL/);
+    assert.match((await failure({ WORKFLOW_ENGINE: 'temporal', TEMPORAL_ADDRESS: '127.0.0.1:7233' })).stderr, /DATABASE_URL/);
   });
 });
 
@@ -82,7 +83,11 @@ for (const database of testDatabases()) {
 
     before(async () => {
       // The API as it runs with WORKFLOW_ENGINE=temporal; its dispatcher is not started (no server here).
-      app = await startTestApp(await database.get(), { jobs: false, env: { WORKFLOW_ENGINE: 'temporal', TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+      // (DATABASE_URL only satisfies the configuration: the suite's database is the one given.)
+      app = await startTestApp(await database.get(), {
+        jobs: false,
+        env: { WORKFLOW_ENGINE: 'temporal', TEMPORAL_ADDRESS: '127.0.0.1:1', DATABASE_URL: 'postgres://configuration-only/x' },
+      });
     });
     /** Jobs this suite leaves queued are removed, so later suites' engines on the shared database never run them. */
     after(async () => {
