@@ -8,7 +8,7 @@ import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import { type ChunkFilter, documentFilterLabels, documentLabels, documentMatcher } from '../../core/search/chunk-filter.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
-import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp, waitForCorpusJob, waitForJob } from '../support/app.js';
+import { type TestApp, client, createTenant, ingest, startTestApp, waitForJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 
 const silent = pino({ level: 'silent' });
@@ -187,36 +187,19 @@ for (const database of testDatabases()) {
     let app: TestApp;
     let index: FlatVectorIndex;
     let exact: PgVectorIndex;
-    let tenant: { id: string; key: string };
-    let kb: string;
     const embedder = new LexicalEmbedder();
     const corpus = new SyntheticCorpus({ seed: 3, topics: 12, terms: 300 });
-    const documents: Array<{ id: string; department: string }> = [];
-    const filter = (extra: Partial<ChunkFilter> = {}): ChunkFilter => ({
-      scope: { tenantId: tenant.id, subTenantId: null },
-      knowledgeBaseIds: [kb],
-      tags: {},
-      embedder: embedder.id,
-      ...extra,
-    });
-    const search = (target: { search: FlatVectorIndex['search'] }, query: string, f: ChunkFilter, limit = 10) =>
-      target.search({ filter: f, dimensions: DIMENSIONS, vector: embedder.embedText(query, DIMENSIONS), limit });
 
     before(async function () {
       this.timeout(120_000);
       app = await startTestApp(await database.get());
-      tenant = await createTenant(app, 'enterprise');
-      const api = client(app.url, tenant.key);
-      kb = (await api('POST', '/v1/knowledge-bases', { name: 'flat', dimensions: DIMENSIONS })).body.id;
+      const tenant = await createTenant(app, 'enterprise');
+      const kb = (await client(app.url, tenant.key)('POST', '/v1/knowledge-bases', { name: 'flat', dimensions: DIMENSIONS })).body.id as string;
       for (let i = 0; i < 40; i++) {
         const doc = corpus.document(i);
-        // Two documents are "legal"; the rest "ops".
-        const department = i < 2 ? 'legal' : 'ops';
-        const { documentId } = await ingest(app, tenant.key, { knowledge_base_id: kb, title: doc.title, content: doc.content, tags: { department } });
-        documents.push({ id: documentId, department });
+        await ingest(app, tenant.key, { knowledge_base_id: kb, title: doc.title, content: doc.content });
       }
       // A second index over the same database, loaded from the tables as at start-up.
-      // Every segment on the worker thread, as large ones are in production.
       exact = new PgVectorIndex(await database.get(), { graphs: false });
       index = new FlatVectorIndex(await database.get(), embedder.id, exact, silent, { threads: 1, workerMinBytes: 0 });
       await index.start();
@@ -228,101 +211,8 @@ for (const database of testDatabases()) {
       await app.close();
     });
 
-    it('loads what the tables hold and finds the exact scan\'s neighbours', async () => {
-      assert.deepEqual(await index.status(), { tenant: 'ok', corpus: 'ok' });
-      let overlap = 0;
-      for (let i = 0; i < 15; i++) {
-        const query = corpus.query(i, i % 40);
-        const got = (await search(index, query, filter())).map((h) => h.chunkId);
-        const want = (await search(exact, query, filter())).map((h) => h.chunkId);
-        assert.equal(got.length, 10);
-        overlap += got.filter((id) => want.includes(id)).length / want.length;
-      }
-      assert.ok(overlap / 15 >= 0.9, `overlap with the exact scan: ${overlap / 15}`);
-    });
-
-    it('applies filters inside the scan: every matching chunk, nothing else, never fewer than match', async () => {
-      const { rows } = await app.db.query<{ id: string; department: string }>(
-        "SELECT c.id, d.tags ->> 'department' AS department FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.knowledge_base_id = $1",
-        [kb],
-      );
-      const legal = rows.filter((r) => r.department === 'legal').map((r) => r.id).sort();
-      const ops = rows.filter((r) => r.department === 'ops').map((r) => r.id);
-      assert.ok(legal.length >= 2 && ops.length > 40);
-      const few = await search(index, 'contract', filter({ tags: { department: 'legal' } }), 100);
-      assert.deepEqual(few.map((h) => h.chunkId).sort(), legal);
-      const most = await search(index, 'contract', filter({ tags: { department: 'ops' } }), ops.length);
-      assert.equal(most.length, ops.length);
-      assert.ok(most.every((h) => ops.includes(h.chunkId)));
-      const none = await search(index, 'contract', filter({ createdBefore: new Date('2000-01-01') }));
-      assert.deepEqual(none, []);
-    });
-
-    it('never answers with another tenant\'s chunks, whatever knowledge bases it is asked for', async () => {
-      const other = await createTenant(app, 'standard');
-      const hits = await search(index, corpus.query(1, 1), { ...filter(), scope: { tenantId: other.id, subTenantId: null } });
-      assert.deepEqual(hits, []);
-    });
-
-    it('applies notifications in order: a deleted document stays gone, a new one appears', async () => {
-      const victim = documents[5]!.id;
-      const title = corpus.document(5).title;
-      const before = await search(index, title, filter(), 100);
-      const victimChunks = (await app.db.query<{ id: string }>('SELECT id FROM chunks WHERE document_id = $1', [victim])).rows.map((r) => r.id);
-      assert.ok(before.some((h) => victimChunks.includes(h.chunkId)));
-      assert.equal((await client(app.url, tenant.key)('DELETE', `/v1/documents/${victim}`)).status, 204);
-      await index.documentsRemoved([victim]);
-      // A notification that arrives late (its document already deleted) brings nothing back.
-      await index.documentsIndexed([{ id: victim }]);
-      const after = await search(index, title, filter(), 100);
-      assert.ok(!after.some((h) => victimChunks.includes(h.chunkId)));
-
-      const added = await ingest(app, tenant.key, { knowledge_base_id: kb, title: 'Zebra crossings', content: 'Quagga zebra okapi crossings.' });
-      const [chunk] = (await app.db.query<{ id: string }>('SELECT id FROM chunks WHERE document_id = $1', [added.documentId])).rows;
-      const top = async () => (await search(index, 'quagga zebra okapi', filter(), 1)).map((h) => h.chunkId);
-      assert.notDeepEqual(await top(), [chunk!.id], 'this index was not told yet');
-      await index.documentsIndexed([{ id: added.documentId }]);
-      assert.deepEqual(await top(), [chunk!.id]);
-
-      await index.tenantRemoved({ tenantId: tenant.id });
-      assert.deepEqual(await top(), []);
-    });
-
-    it('indexes corpus records, replaces a reloaded record\'s chunks and filters on metadata', async () => {
-      const admin = client(app.url, TEST_ADMIN_TOKEN);
-      const slug = `flat-${Date.now()}`;
-      assert.equal((await admin('POST', '/internal/v1/corpora', { slug, name: 'Flat', plans: ['enterprise'], dimensions: DIMENSIONS })).status, 201);
-      const load = async (records: Array<{ source_record_id: string; content: string; metadata?: Record<string, unknown> }>) => {
-        const res = await admin('POST', `/internal/v1/corpora/${slug}/records`, { records });
-        assert.equal(res.status, 202, JSON.stringify(res.body));
-        const job = await waitForCorpusJob(admin, slug, res.body.job_id);
-        assert.equal(job.status, 'completed', JSON.stringify(job));
-      };
-      await load([
-        { source_record_id: 'a', content: 'Lichens are fungi and algae together.', metadata: { year: 2020, kind: 'bio' } },
-        { source_record_id: 'b', content: 'Lichens grow on bare rock.', metadata: { year: 2021, kind: 'geo' } },
-      ]);
-      const corpusId = (await app.db.query<{ id: string }>('SELECT id FROM corpora WHERE slug = $1', [slug])).rows[0]!.id;
-      const platform = (metadata: Record<string, string> = {}) =>
-        index.searchCorpora({
-          filter: { corpusIds: [corpusId], metadata, embedder: embedder.id },
-          dimensions: DIMENSIONS,
-          vector: embedder.embedText('lichens', DIMENSIONS),
-          limit: 10,
-        });
-      await index.corpusRecordsIndexed(corpusId, ['a', 'b']);
-      assert.equal((await platform()).length, 2);
-      assert.equal((await platform({ year: '2021' })).length, 1, 'numbers compare as their JSON text, as ->> does');
-      assert.equal((await platform({ kind: 'bio', year: '2021' })).length, 0);
-      await load([{ source_record_id: 'a', content: 'Lichens, reloaded: fungi, algae and yeasts.', metadata: { year: 2020 } }]);
-      await index.corpusRecordsIndexed(corpusId, ['a']);
-      const ids = (await platform()).map((h) => h.chunkId).sort();
-      const stored = (await app.db.query<{ id: string }>('SELECT id FROM platform_chunks WHERE corpus_id = $1', [corpusId])).rows.map((r) => r.id).sort();
-      assert.deepEqual(ids, stored, 'the replaced chunks are gone from the index');
-      await index.corpusRecordsRemoved(corpusId, null);
-      assert.deepEqual(await platform(), []);
-      assert.equal((await admin('DELETE', `/internal/v1/corpora/${slug}`)).status, 204);
-    });
+    // Searches, filters, isolation, notifications and corpus records: the VectorIndex contract
+    // (test/db/vector-index-contract.test.ts) runs them against this index and the others.
 
     it('serves searches from the database until it has loaded', async () => {
       const fresh = new FlatVectorIndex(await database.get(), embedder.id, exact, silent);

@@ -33,7 +33,8 @@ const ADAPTERS: Adapter[] = [
   {
     name: 'flat',
     make: async (db) => {
-      const index = new FlatVectorIndex(db, embedder.id, new PgVectorIndex(db, { graphs: false }), silent, { threads: 1 });
+      // Every segment on a worker thread, as large ones are in production.
+      const index = new FlatVectorIndex(db, embedder.id, new PgVectorIndex(db, { graphs: false }), silent, { threads: 1, workerMinBytes: 0 });
       await index.start();
       await index.loaded;
       return { index, close: () => index.close() };
