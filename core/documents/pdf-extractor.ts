@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { typescriptWorkerSource } from '../shared/typescript-worker.js';
+import { siblingModule, typescriptWorkerSource } from '../shared/typescript-worker.js';
 import { errors } from '../errors.js';
 import type { ExtractionFailure, ExtractionReply, ExtractionRequest } from './pdf-extractor.worker.js';
 
@@ -29,7 +29,7 @@ export interface PdfExtractorOptions {
 }
 
 /** The worker's entry script; pdf-parse is loaded before tsx's hooks (see typescriptWorkerSource). */
-const WORKER_BOOTSTRAP = typescriptWorkerSource(new URL('./pdf-extractor.worker.ts', import.meta.url), ['pdf-parse']);
+const WORKER_BOOTSTRAP = typescriptWorkerSource(siblingModule(import.meta.url, 'pdf-extractor.worker'), ['pdf-parse']);
 
 const FAILURE_MESSAGES: Record<ExtractionFailure, string> = {
   invalid: 'The file is not a valid PDF or is damaged; no text could be extracted.',

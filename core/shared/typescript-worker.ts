@@ -8,6 +8,8 @@
  */
 export function typescriptWorkerSource(module: URL, preload: readonly string[] = []): string {
   const preloads = preload.map((specifier) => `.then(() => import(${JSON.stringify(import.meta.resolve(specifier))}))`).join('');
+  // Compiled (npm run build): the module is JavaScript, and tsx is not needed.
+  if (module.pathname.endsWith('.js')) return `Promise.resolve()${preloads}.then(() => import(${JSON.stringify(module.href)}));`;
   return `
 Promise.resolve()${preloads}
   .then(() => import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}))
@@ -20,4 +22,12 @@ Promise.resolve()${preloads}
     }
   });
 `;
+}
+
+/**
+ * A module next to the caller, by its name without extension: `name.ts` when the caller runs from
+ * the TypeScript sources (tsx), `name.js` when it runs compiled (`npm run build`, the image).
+ */
+export function siblingModule(callerUrl: string, name: string): URL {
+  return new URL(`./${name}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl);
 }

@@ -13,9 +13,12 @@ export interface ServerProcess {
   output(): string;
 }
 
-/** Starts `api/main.ts` (or another entry, such as `npm start`'s supervisor), and waits for its "listening" log line. */
+/**
+ * Starts `api/main.ts` (or another entry, such as `npm start`'s supervisor) with tsx, or a compiled
+ * entry (`.js`) with plain node, and waits for its "listening" log line.
+ */
 export async function startServerProcess(env: Record<string, string>, entry = 'api/main.ts'): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type * as UsearchModule from 'usearch';
-import { typescriptWorkerSource } from '../../../shared/typescript-worker.js';
+import { siblingModule, typescriptWorkerSource } from '../../../shared/typescript-worker.js';
 import type { ScanMatches } from './column-scan.js';
 import type { ScanReply, ScannerMessage } from './vector-scan.worker.js';
 
@@ -19,7 +19,7 @@ export function scanNow(dataset: Int8Array, query: Int8Array, dimensions: number
 }
 
 /** The worker's entry: vector-scan.worker.ts, with tsx's hooks (see typescriptWorkerSource). */
-const WORKER_SOURCE = typescriptWorkerSource(new URL('./vector-scan.worker.ts', import.meta.url));
+const WORKER_SOURCE = typescriptWorkerSource(siblingModule(import.meta.url, 'vector-scan.worker'));
 
 /**
  * Runs the exact scans of large segments on a worker thread, so a scan leaves the event loop free:
