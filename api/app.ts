@@ -56,7 +56,7 @@ export function createApp(deps: AppDeps): App {
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.set('query parser', 'simple');
 
-  const metrics = createMetrics();
+  const metrics = createMetrics(() => services.jobs.backlog());
   const probes = healthRoutes(services);
   const routes: RouteSpec[] = [
     ...probes,

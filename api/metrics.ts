@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { errors } from '../core/errors.js';
 import type { Logger } from 'pino';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface HttpMetrics {
   registry: Registry;
@@ -10,10 +10,14 @@ export interface HttpMetrics {
   duration: Histogram<'method' | 'route' | 'status'>;
 }
 
-/** A registry per app instance (no global state), with process metrics and HTTP metrics. */
-export function createMetrics(): HttpMetrics {
+/** What the job-backlog gauges read when Prometheus scrapes. */
+export type BacklogSource = () => Promise<Array<{ job_type: string; waiting: number; oldest_seconds: number }>>;
+
+/** A registry per app instance (no global state), with process metrics, HTTP metrics and the job backlog. */
+export function createMetrics(backlog?: BacklogSource): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  if (backlog) registerBacklogGauges(registry, backlog);
   return {
     registry,
     requests: new Counter({
@@ -30,6 +34,37 @@ export function createMetrics(): HttpMetrics {
       registers: [registry],
     }),
   };
+}
+
+/**
+ * `lore_jobs_waiting{type}` and `lore_jobs_oldest_waiting_seconds{type}`: due jobs no worker has
+ * taken yet, read from the jobs table at each scrape (so every API replica reports the shared queue;
+ * a backlog that grows or ages means the workers are too few or stuck).
+ */
+function registerBacklogGauges(registry: Registry, backlog: BacklogSource): void {
+  let pending: ReturnType<BacklogSource> | undefined;
+  // One query per scrape for both gauges.
+  const read = () => (pending ??= backlog().finally(() => setTimeout(() => (pending = undefined), 0)));
+  new Gauge({
+    name: 'lore_jobs_waiting',
+    help: 'Due jobs waiting for a worker, by job type.',
+    labelNames: ['type'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await read().catch(() => [])) this.set({ type: row.job_type }, row.waiting);
+    },
+  });
+  new Gauge({
+    name: 'lore_jobs_oldest_waiting_seconds',
+    help: 'How long the oldest due job of each type has waited for a worker.',
+    labelNames: ['type'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await read().catch(() => [])) this.set({ type: row.job_type }, row.oldest_seconds);
+    },
+  });
 }
 
 /**

@@ -256,3 +256,13 @@ export async function claimJobById(db: Queryable, id: string, owner: string, lea
   );
   return rows[0];
 }
+
+/** Due jobs waiting for a worker, by type, with the age of the oldest (the instance's queue: unscoped). */
+export async function jobBacklog(db: Queryable): Promise<Array<{ job_type: string; waiting: number; oldest_seconds: number }>> {
+  // unscoped: the instance's queue
+  const { rows } = await db.query<{ job_type: string; waiting: number; oldest_seconds: number }>(
+    `SELECT job_type, count(*)::int AS waiting, COALESCE(extract(epoch FROM now() - min(run_at)), 0)::float8 AS oldest_seconds
+     FROM jobs WHERE status = 'queued' AND run_at <= now() GROUP BY job_type`,
+  );
+  return rows;
+}

@@ -77,6 +77,27 @@ for (const database of testDatabases()) {
       assert.match(text, /lore_http_request_duration_seconds_bucket\{le="[^"]+",method="POST",route="\/v1\/knowledge-bases",status="201"\}/);
       assert.ok(!text.includes(id), 'raw ids never become labels');
     });
+
+    it('exports the job backlog from the shared queue: due jobs waiting by type, and the age of the oldest', async () => {
+      // An app whose engine does not run: what it enqueues waits.
+      const idle = await startTestApp(await database.get(), { jobs: false });
+      try {
+        const t = await createTenant(idle);
+        const api = client(idle.url, t.key);
+        const kb = (await api('POST', '/v1/knowledge-bases', { name: 'backlog' })).body.id as string;
+        const { job_id } = (await api('POST', '/v1/documents', { knowledge_base_id: kb, title: 'Waiting', content: 'Nobody runs me yet.' })).body;
+        await idle.db.query("UPDATE jobs SET run_at = now() - interval '90 seconds' WHERE id = $1", [job_id]);
+        const text = (await client(idle.url)('GET', '/metrics')).body as string;
+        const waiting = /lore_jobs_waiting\{type="ingestion"\} (\d+)/.exec(text);
+        assert.ok(waiting && Number(waiting[1]) >= 1, text.slice(0, 2000));
+        const oldest = /lore_jobs_oldest_waiting_seconds\{type="ingestion"\} ([\d.e+]+)/.exec(text);
+        assert.ok(oldest && Number(oldest[1]) >= 89, oldest?.[0]);
+        // The job is run (by the suite's own app), so the shared queue is left empty.
+        await idle.db.query('UPDATE jobs SET run_at = now() WHERE id = $1', [job_id]);
+      } finally {
+        await idle.close();
+      }
+    });
   });
 }
 
