@@ -80,6 +80,17 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
+/**
+ * Whether an authenticated caller may call a route: its own check first (its errors take
+ * precedence), then the role. The REST routes and the portal's reads through them use this one rule.
+ */
+export function authorize(spec: Pick<RouteSpec, 'access' | 'guard'>, ctx: RequestContext): void {
+  spec.guard?.(ctx);
+  if (spec.access !== 'any' && spec.access !== 'public' && spec.access !== 'operator' && !roleAtLeast(ctx.principal.role, spec.access)) {
+    throw errors.insufficientRole(spec.access);
+  }
+}
+
 /** Mounts routes on a router: access checks, validation, the handler, and the response status. */
 export function mountRoutes(
   router: Router,
@@ -98,13 +109,7 @@ export function mountRoutes(
       ...(spec.beforeAuth ?? []),
       async (req: Request, res: Response, next: NextFunction) => {
         if (spec.access === 'operator') guards.operator(req);
-        else if (spec.access !== 'public') {
-          const ctx = await guards.apiKey(req, res);
-          spec.guard?.(ctx);
-          if (spec.access !== 'any' && !roleAtLeast(ctx.principal.role, spec.access)) {
-            throw errors.insufficientRole(spec.access);
-          }
-        }
+        else if (spec.access !== 'public') authorize(spec, await guards.apiKey(req, res));
         next();
       },
       ...(spec.before ?? []),

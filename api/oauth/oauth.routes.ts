@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
+import { escapeHtml } from '../../core/shared/html.js';
 import { AppError } from '../../core/errors.js';
 import type { AuthenticatedClient } from '../../core/oauth/oauth-client.service.js';
 import type { OAuthUrls } from '../../core/oauth/oauth-urls.js';
@@ -119,10 +120,6 @@ Scopes: mcp:read (search, list knowledge bases, documents and jobs); mcp:write (
 create and rename knowledge bases); mcp:admin (also create and revoke API keys). A broader scope
 includes the narrower ones.
 `;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /**

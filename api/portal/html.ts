@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../core/shared/html.js';
+
 /** HTML that is already safe to insert (built by `html`, or markup Lore wrote itself). */
 export class Html {
   constructor(readonly value: string) {}
@@ -6,9 +8,6 @@ export class Html {
   }
 }
 
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 type Part = Html | string | number | boolean | null | undefined | Part[];
 

@@ -12,7 +12,7 @@ import { tenantScope } from '../../core/shared/scope.js';
 import type { Services } from '../../runtime/services.js';
 import { sameSecret, tenantContext } from '../middleware/auth.js';
 import { asAppError } from '../error-handler.js';
-import type { RouteSpec } from '../route.js';
+import { type RouteSpec, authorize } from '../route.js';
 import { FORM_COOKIE, SESSION_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js';
 import {
   type BillingData,
@@ -239,10 +239,7 @@ export function portalRouter(deps: PortalDeps): Router {
   const read = async <T>(operationId: string, signed: Signed, req: Request, res: Response, params: Record<string, string> = {}): Promise<T> => {
     const spec = routes.find((r) => r.operationId === operationId);
     if (!spec) throw new Error(`no route ${operationId}`);
-    spec.guard?.(signed.ctx);
-    if (spec.access !== 'any' && spec.access !== 'public' && spec.access !== 'operator' && !roleAtLeast(signed.ctx.principal.role, spec.access)) {
-      throw errors.insufficientRole(spec.access);
-    }
+    authorize(spec, signed.ctx);
     const parsedParams = parseInput(spec.params, params, 'path');
     const query = parseInput(spec.query, {}, 'query');
     return (await spec.handler({ params: parsedParams, query, body: undefined, req, res, ctx: signed.ctx })) as T;

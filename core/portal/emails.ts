@@ -1,4 +1,5 @@
 import type { MailMessage } from '../ports/mailer.js';
+import { escapeHtml } from '../shared/html.js';
 import { type Language, SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 
 /** The e-mails Lore sends, in each of the eight languages: a subject and paragraphs; {link} marks the link. */
@@ -179,10 +180,6 @@ const TEMPLATES: Record<Language, Record<Kind, Template>> = {
     },
   },
 };
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 function fill(text: string, values: Record<string, string>): string {
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);

@@ -205,7 +205,7 @@ export class PortalAccountService {
       now,
       expiresAt: new Date(now.getTime() + this.options.sessionMaxHours * 3600_000),
     });
-    const { password_hash: _hash, tenant_status: _status, ...row } = user;
+    const { password_hash: _hash, ...row } = user;
     return { sessionId, csrfToken, user: row };
   }
 

@@ -68,10 +68,9 @@ export async function listPortalAdmins(db: Queryable, scope: Scope): Promise<Arr
 export async function findUserForSignIn(
   db: Queryable,
   email: string,
-): Promise<(PortalUserRow & { password_hash: string | null; tenant_status: 'active' | 'suspended' }) | undefined> {
-  const { rows } = await db.query<PortalUserRow & { password_hash: string | null; tenant_status: 'active' | 'suspended' }>(
-    `SELECT ${USER_COLUMNS}, u.password_hash, t.status AS tenant_status
-     FROM portal_users u JOIN tenants t ON t.id = u.tenant_id WHERE u.email = $1`, // unscoped: see above
+): Promise<(PortalUserRow & { password_hash: string | null }) | undefined> {
+  const { rows } = await db.query<PortalUserRow & { password_hash: string | null }>(
+    `SELECT ${USER_COLUMNS}, u.password_hash FROM portal_users u WHERE u.email = $1`, // unscoped: see above
     [email],
   );
   return rows[0];

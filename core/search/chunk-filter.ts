@@ -99,7 +99,7 @@ export interface CorpusChunkFilter {
 }
 
 /** A metadata value as `->>` gives it: strings as they are, other JSON values as JSON text, null as no value. */
-function metadataText(value: unknown): string | undefined {
+export function metadataText(value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined;
   return typeof value === 'string' ? value : JSON.stringify(value);
 }

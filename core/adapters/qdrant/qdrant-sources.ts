@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { EmbeddingReader } from '../../db/embeddings.js';
 import type { KnownVectors } from '../../ports/vector-index.js';
+import { metadataText } from '../../search/chunk-filter.js';
 
 /** A chunk as the Qdrant index stores it: its vector and the payload every search filter reads. */
 export interface PointSource {
@@ -41,12 +42,12 @@ export function documentPayload(doc: {
   };
 }
 
-/** A metadata value as `->>` gives it (strings as they are, other JSON as its text), as ChunkFilter compares them. */
-function metadataText(metadata: Record<string, unknown>): Record<string, string> {
+/** A record's metadata as text, each value as `->>` gives it, which is how ChunkFilter compares them. */
+function metadataTexts(metadata: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(metadata)) {
-    if (value === null || value === undefined) continue;
-    out[key] = typeof value === 'string' ? value : JSON.stringify(value);
+    const text = metadataText(value);
+    if (text !== undefined) out[key] = text;
   }
   return out;
 }
@@ -127,7 +128,7 @@ export class QdrantSources {
       list.push({
         id: r.id,
         vector,
-        payload: { corpus_id: corpusId, source_record_id: r.source_record_id, metadata: metadataText(r.metadata), embedder: this.embedderId },
+        payload: { corpus_id: corpusId, source_record_id: r.source_record_id, metadata: metadataTexts(r.metadata), embedder: this.embedderId },
       });
     }
     return [...byDimensions].map(([dimensions, points]) => ({ dimensions, points }));

@@ -116,25 +116,22 @@ export class QdrantVectorIndex implements VectorIndex {
   }
 
   private async ensureCollection(name: string, dimensions: number, indexes: ReadonlyArray<[string, 'keyword' | 'integer']>): Promise<void> {
-    if (this.known.has(name)) return;
-    const { exists } = await this.retry(() => this.client.collectionExists(name));
-    if (!exists) {
-      await this.retry(() =>
-        this.client
-          .createCollection(name, {
-            vectors: { size: dimensions, distance: 'Cosine', on_disk: this.options.quantization === 'scalar' },
-            hnsw_config: { m: this.options.m, ef_construct: this.options.efConstruct },
-            ...(this.options.quantization === 'scalar' ? { quantization_config: { scalar: { type: 'int8', always_ram: true } } } : {}),
-          })
-          .catch(async (err: unknown) => {
-            // Another process created it in the meantime: fine.
-            if (!(await this.client.collectionExists(name)).exists) throw err;
-            return true;
-          }),
-      );
-      for (const [field, schema] of indexes) {
-        await this.retry(() => this.client.createPayloadIndex(name, { field_name: field, field_schema: schema, wait: true }));
-      }
+    if (await this.exists(name)) return;
+    await this.retry(() =>
+      this.client
+        .createCollection(name, {
+          vectors: { size: dimensions, distance: 'Cosine', on_disk: this.options.quantization === 'scalar' },
+          hnsw_config: { m: this.options.m, ef_construct: this.options.efConstruct },
+          ...(this.options.quantization === 'scalar' ? { quantization_config: { scalar: { type: 'int8', always_ram: true } } } : {}),
+        })
+        .catch(async (err: unknown) => {
+          // Another process created it in the meantime: fine.
+          if (!(await this.client.collectionExists(name)).exists) throw err;
+          return true;
+        }),
+    );
+    for (const [field, schema] of indexes) {
+      await this.retry(() => this.client.createPayloadIndex(name, { field_name: field, field_schema: schema, wait: true }));
     }
     this.known.add(name);
   }
