@@ -27,6 +27,7 @@ const GROUPS = [
   'Translation',
   'Transcription and report add-ons',
   'Portal and e-mail',
+  'Kubernetes operator',
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -196,6 +197,18 @@ const VARIABLES: Record<Variable, VariableDoc> = {
     group: 'Portal and e-mail',
     meaning: 'A JSON file in the same format as `SECRET_SCANNING_KEYS_URL`, used instead of fetching (offline installations).',
   },
+  OPERATOR_PORT: { group: 'Kubernetes operator', meaning: 'The operator\'s port for `/metrics`, `/healthz` and `/readyz`.' },
+  OPERATOR_WATCH_NAMESPACES: { group: 'Kubernetes operator', meaning: 'Comma-separated namespaces whose Tenants and SubTenants it reconciles.', default: 'all namespaces' },
+  OPERATOR_LEASE_NAME: { group: 'Kubernetes operator', meaning: 'The `coordination.k8s.io` Lease replicas elect their leader with.' },
+  OPERATOR_LEASE_NAMESPACE: { group: 'Kubernetes operator', meaning: 'The Lease\'s namespace.', default: '`POD_NAMESPACE`, else `default`' },
+  OPERATOR_RESYNC_SECONDS: { group: 'Kubernetes operator', meaning: 'How often every resource is reconciled again even without a change (drift repair).' },
+  OPERATOR_CONCURRENCY: { group: 'Kubernetes operator', meaning: 'Resources reconciled at once per kind (one object never twice at once).' },
+  POD_NAMESPACE: { group: 'Kubernetes operator', meaning: 'The pod\'s namespace (downward API).' },
+  POD_NAME: { group: 'Kubernetes operator', meaning: 'The pod\'s name (downward API): the replica\'s identity in leader election.', default: 'host name and process id' },
+  KEYCLOAK_URL: { group: 'Kubernetes operator', meaning: 'Keycloak\'s base URL: the operator keeps each tenant\'s MCP client there. Unset: in Lore\'s own authorization server.' },
+  KEYCLOAK_REALM: { group: 'Kubernetes operator', meaning: 'With `KEYCLOAK_URL`: the realm of the MCP clients (required).' },
+  KEYCLOAK_ADMIN_CLIENT_ID: { group: 'Kubernetes operator', meaning: 'With `KEYCLOAK_URL`: the operator\'s service-account client in that realm (roles `manage-clients`, `view-clients`, `manage-realm` of `realm-management`; required).' },
+  KEYCLOAK_ADMIN_CLIENT_SECRET: { group: 'Kubernetes operator', meaning: 'With `KEYCLOAK_URL`: its secret (required).' },
 };
 
 type JsonProperty = { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; format?: string };

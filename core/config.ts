@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { TranslationEngineName } from './ports/translator.js';
@@ -141,6 +142,21 @@ export const envSchema = z.object({
   PORTAL_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   SECRET_SCANNING_KEYS_URL: urlString.default('https://api.github.com/meta/public_keys/secret_scanning'),
   SECRET_SCANNING_KEYS_FILE: z.string().min(1).optional(),
+  OPERATOR_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  OPERATOR_WATCH_NAMESPACES: z.string().optional(),
+  OPERATOR_LEASE_NAME: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'a Kubernetes object name')
+    .default('lore-operator'),
+  OPERATOR_LEASE_NAMESPACE: z.string().min(1).optional(),
+  OPERATOR_RESYNC_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
+  OPERATOR_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  POD_NAMESPACE: z.string().min(1).optional(),
+  POD_NAME: z.string().min(1).optional(),
+  KEYCLOAK_URL: urlString.optional(),
+  KEYCLOAK_REALM: z.string().min(1).optional(),
+  KEYCLOAK_ADMIN_CLIENT_ID: z.string().min(1).optional(),
+  KEYCLOAK_ADMIN_CLIENT_SECRET: z.string().min(1).optional(),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -221,6 +237,7 @@ export interface Config {
   };
   addons: AddonsConfig;
   portal: PortalConfig;
+  operator: OperatorConfig;
   /** `embedded`: jobs run in this process from the jobs table; `temporal`: one Temporal workflow per job, run by `npm run worker`. */
   workflowEngine:
     | { kind: 'embedded' }
@@ -228,6 +245,21 @@ export interface Config {
 }
 
 /** The web portal, its e-mail and the secret-scanning partner endpoint (spec §5). */
+/** The Kubernetes operator (`npm run operator`, operator/main.ts). */
+export interface OperatorConfig {
+  /** `/metrics`, `/healthz` and `/readyz`. */
+  port: number;
+  /** Namespaces whose Tenants and SubTenants it reconciles; empty: all. */
+  watchNamespaces: string[];
+  lease: { namespace: string; name: string };
+  /** This replica's name in leader election (the pod's name). */
+  identity: string;
+  resyncSeconds: number;
+  concurrency: number;
+  /** Where MCP clients are made: Keycloak's admin API, or (unset) Lore's own authorization server. */
+  keycloak: { url: string; realm: string; adminClientId: string; adminClientSecret: string } | undefined;
+}
+
 export interface PortalConfig {
   /** `smtp`: sent through SMTP_URL; `folder`: written as .eml files into `dir` (no SMTP configured). */
   mail: { kind: 'smtp'; url: string; from: string } | { kind: 'folder'; dir: string; from: string };
@@ -448,6 +480,22 @@ export function loadConfig(env: Env = process.env): Config {
         keysUrl: e.SECRET_SCANNING_KEYS_URL,
         keysFile: e.SECRET_SCANNING_KEYS_FILE ? path.resolve(e.SECRET_SCANNING_KEYS_FILE) : undefined,
       },
+    },
+    operator: {
+      port: e.OPERATOR_PORT,
+      watchNamespaces: (e.OPERATOR_WATCH_NAMESPACES ?? '').split(',').map((v) => v.trim()).filter(Boolean),
+      lease: { name: e.OPERATOR_LEASE_NAME, namespace: e.OPERATOR_LEASE_NAMESPACE ?? e.POD_NAMESPACE ?? 'default' },
+      identity: e.POD_NAME ?? `${hostname()}-${process.pid}`,
+      resyncSeconds: e.OPERATOR_RESYNC_SECONDS,
+      concurrency: e.OPERATOR_CONCURRENCY,
+      keycloak: e.KEYCLOAK_URL
+        ? {
+            url: e.KEYCLOAK_URL.replace(/\/+$/, ''),
+            realm: e.KEYCLOAK_REALM ?? fail('KEYCLOAK_REALM', 'required with KEYCLOAK_URL'),
+            adminClientId: e.KEYCLOAK_ADMIN_CLIENT_ID ?? fail('KEYCLOAK_ADMIN_CLIENT_ID', 'required with KEYCLOAK_URL'),
+            adminClientSecret: e.KEYCLOAK_ADMIN_CLIENT_SECRET ?? fail('KEYCLOAK_ADMIN_CLIENT_SECRET', 'required with KEYCLOAK_URL'),
+          }
+        : undefined,
     },
   };
 }

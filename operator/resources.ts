@@ -72,6 +72,8 @@ export const tenantStatusSchema = z.strictObject({
   /** The Secrets the operator wrote: the first admin API key, and the MCP OAuth client's credentials. */
   apiKeySecretRef: secretRef.optional(),
   oauthClientSecretRef: secretRef.optional(),
+  /** The Lore id of the key in the API key Secret: revoked when the operator has to replace it. */
+  apiKeyId: z.uuid().optional(),
 });
 
 export const subTenantSpecSchema = z.strictObject({
@@ -83,8 +85,11 @@ export const subTenantSpecSchema = z.strictObject({
 
 export const subTenantStatusSchema = z.strictObject({
   ...status,
+  /** The Lore tenant it belongs to, kept so deletion works after the parent Tenant is gone. */
+  tenantId: z.uuid().optional(),
   subTenantId: z.uuid().optional(),
   apiKeySecretRef: secretRef.optional(),
+  apiKeyId: z.uuid().optional(),
 });
 
 export type TenantSpec = z.infer<typeof tenantSpecSchema>;

@@ -165,8 +165,13 @@ export class AccountService {
     if (confirmation !== DELETE_CONFIRMATION) {
       throw errors.badRequest('confirmation_required', `Send the header X-Confirm-Delete: ${DELETE_CONFIRMATION} to delete the account.`);
     }
-    await this.db.transaction((tx) => deleteTenant(tx, scopeOf(ctx)));
-    await this.vectors.tenantRemoved({ tenantId: ctx.tenantId });
+    await this.remove(scopeOf(ctx));
     return { status: 'deleted' };
+  }
+
+  /** Removes the tenant and all its data (the account deletion, also the Kubernetes operator's). */
+  async remove(scope: Scope): Promise<void> {
+    await this.db.transaction((tx) => deleteTenant(tx, scope));
+    await this.vectors.tenantRemoved({ tenantId: scope.tenantId });
   }
 }

@@ -82,6 +82,12 @@ export interface VectorIndex {
    * the tables at start-up and pgvector searches them in place, so they have none.
    */
   reconcile?(): Promise<ReconcileReport>;
+  /**
+   * For adapters that keep each tenant's vectors in storage of its own (Qdrant collections): creates
+   * it ahead of the first document, or again when it was deleted outside Lore (the Kubernetes
+   * operator calls this). True when it created something.
+   */
+  ensureTenant?(tenantId: string, dimensions: number): Promise<boolean>;
 }
 
 /** What a reconciliation changed. */

@@ -34,14 +34,20 @@ function normalise(row: SubTenantRow): SubTenantRow {
  * Inserts a sub-tenant; with an `external_id` that the tenant already uses, inserts nothing and
  * returns undefined (the unique constraint decides, so concurrent creates cannot both insert).
  */
-export async function insertSubTenant(db: Queryable, scope: Scope, input: CreateSubTenantInput): Promise<SubTenantRow | undefined> {
+export async function insertSubTenant(
+  db: Queryable,
+  scope: Scope,
+  input: CreateSubTenantInput,
+  operatorRef?: string,
+): Promise<SubTenantRow | undefined> {
   const values = LIMIT_FIELDS.map((f) => input[f] ?? null);
+  const n = LIMIT_FIELDS.length;
   const { rows } = await db.query<SubTenantRow>(
-    `INSERT INTO sub_tenants (tenant_id, name, external_id, ${LIMIT_FIELDS.join(', ')}, translation_config)
-     VALUES ($1, $2, $3, ${LIMIT_FIELDS.map((_, i) => `$${i + 4}`).join(', ')}, $${LIMIT_FIELDS.length + 4})
+    `INSERT INTO sub_tenants (tenant_id, name, external_id, ${LIMIT_FIELDS.join(', ')}, translation_config, operator_ref)
+     VALUES ($1, $2, $3, ${LIMIT_FIELDS.map((_, i) => `$${i + 4}`).join(', ')}, $${n + 4}, $${n + 5})
      ON CONFLICT (tenant_id, external_id) DO NOTHING
      RETURNING ${COLUMNS}`,
-    [scope.tenantId, input.name, input.external_id ?? null, ...values, JSON.stringify(input.translation_config ?? {})],
+    [scope.tenantId, input.name, input.external_id ?? null, ...values, JSON.stringify(input.translation_config ?? {}), operatorRef ?? null],
   );
   return rows[0] && normalise(rows[0]);
 }
@@ -55,6 +61,15 @@ export async function findSubTenantByExternalId(db: Queryable, scope: Scope, ext
   const { rows } = await db.query<SubTenantRow>(`SELECT ${COLUMNS} FROM sub_tenants WHERE tenant_id = $1 AND external_id = $2`, [
     scope.tenantId,
     externalId,
+  ]);
+  return rows[0] && normalise(rows[0]);
+}
+
+/** The sub-tenant the Kubernetes operator created for a resource (its uid). */
+export async function findSubTenantByOperatorRef(db: Queryable, scope: Scope, operatorRef: string): Promise<SubTenantRow | undefined> {
+  const { rows } = await db.query<SubTenantRow>(`SELECT ${COLUMNS} FROM sub_tenants WHERE tenant_id = $1 AND operator_ref = $2`, [
+    scope.tenantId,
+    operatorRef,
   ]);
   return rows[0] && normalise(rows[0]);
 }

@@ -17,6 +17,7 @@ import {
   deleteSubTenant,
   findSubTenant,
   findSubTenantByExternalId,
+  findSubTenantByOperatorRef,
   findUserPreferences,
   insertSubTenant,
   listSubTenants,
@@ -88,14 +89,20 @@ export class SubTenantService {
 
   /**
    * Creates a sub-tenant. With an `external_id` the tenant already uses, answers the existing
-   * record instead (`created: false`), also when several such requests race.
+   * record instead (`created: false`), also when several such requests race. `operatorRef` links it
+   * to the Kubernetes resource it was created for (its uid).
    */
-  async create(scope: Scope, input: CreateSubTenantInput): Promise<{ created: boolean; subTenant: SubTenant }> {
-    const inserted = await insertSubTenant(this.db, scope, input);
+  async create(scope: Scope, input: CreateSubTenantInput, operatorRef?: string): Promise<{ created: boolean; subTenant: SubTenant }> {
+    const inserted = await insertSubTenant(this.db, scope, input, operatorRef);
     const row = inserted ?? (input.external_id ? await findSubTenantByExternalId(this.db, scope, input.external_id) : undefined);
     if (!row) throw errors.notFound('sub-tenant');
     const [subTenant] = await this.withUsage(scope, [row]);
     return { created: inserted !== undefined, subTenant: subTenant! };
+  }
+
+  /** The sub-tenant the Kubernetes operator created for a resource, if any. */
+  findByOperatorRef(scope: Scope, operatorRef: string): Promise<SubTenantRow | undefined> {
+    return findSubTenantByOperatorRef(this.db, scope, operatorRef);
   }
 
   async list(scope: Scope): Promise<SubTenant[]> {

@@ -5,12 +5,19 @@ import type { CreateTenantInput, TenantRecord, UpdateTenantInput } from './tenan
 const COLUMNS = `id, name, email, plan, status, addons, anonymize_default, translation_config,
   limit_overrides, per_user_rate_limit_per_min, created_at, updated_at`;
 
-export async function insertTenant(db: Queryable, input: CreateTenantInput): Promise<TenantRecord> {
+export async function insertTenant(db: Queryable, input: CreateTenantInput, operatorRef?: string): Promise<TenantRecord> {
   const { rows } = await db.query<TenantRecord>(
-    `INSERT INTO tenants (name, plan, email) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
-    [input.name, input.plan, input.email ?? null],
+    `INSERT INTO tenants (name, plan, email, operator_ref) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+    [input.name, input.plan, input.email ?? null, operatorRef ?? null],
   );
   return rows[0]!;
+}
+
+/** The tenant the Kubernetes operator created for a custom resource (its uid). */
+export async function findTenantByOperatorRef(db: Queryable, operatorRef: string): Promise<TenantRecord | undefined> {
+  // unscoped: the operator finds which tenant is its resource's before it has a scope.
+  const { rows } = await db.query<TenantRecord>(`SELECT ${COLUMNS} FROM tenants WHERE operator_ref = $1`, [operatorRef]);
+  return rows[0];
 }
 
 export async function findTenant(db: Queryable, scope: Scope): Promise<TenantRecord | undefined> {

@@ -5,7 +5,7 @@ import type { PortalAccountService } from '../portal/portal-account.service.js';
 import type { ApiKeyService, IssuedKey } from '../keys/api-key.service.js';
 import { isUuid } from '../shared/ids.js';
 import { type Scope, tenantScope } from '../shared/scope.js';
-import { findTenant, insertTenant, updateTenant } from './tenant.repository.js';
+import { findTenant, findTenantByOperatorRef, insertTenant, updateTenant } from './tenant.repository.js';
 import type { CreateTenantInput, TenantRecord, UpdateTenantInput } from './tenant.schema.js';
 
 /** The first portal user's set-password e-mail: to whom, and where it went (null: it could not be sent). */
@@ -35,19 +35,29 @@ export class TenantService {
    * Creates a tenant and its first admin key in one transaction. The tenant's e-mail address becomes
    * its first portal user (an admin), who is e-mailed a link to set their password after the commit;
    * an address that already has a portal account elsewhere gets none (`invitation` is null).
+   * `operatorRef` links the tenant to the Kubernetes resource it was created for (its uid).
    */
-  async create(input: CreateTenantInput): Promise<{ tenant: TenantRecord; apiKey: string; invitation: TenantInvitation | null }> {
-    const { tenant, apiKey, pending } = await this.db.transaction(async (tx) => {
-      const tenant = await insertTenant(tx, input);
+  async create(
+    input: CreateTenantInput,
+    operatorRef?: string,
+  ): Promise<{ tenant: TenantRecord; apiKey: string; apiKeyId: string; invitation: TenantInvitation | null }> {
+    const { tenant, issued, pending } = await this.db.transaction(async (tx) => {
+      const tenant = await insertTenant(tx, input, operatorRef);
       const scope = tenantScope(tenant.id);
       await this.periods.startFirstPeriod(tx, scope, tenant.plan);
-      const { key } = await this.keys.issue(tx, scope, { name: 'Initial admin key', role: 'admin' });
+      const issued = await this.keys.issue(tx, scope, { name: 'Initial admin key', role: 'admin' });
       const pending = input.email ? await this.portal.addUser(tx, scope, { email: input.email, role: 'admin' }, tenant.name).catch(ignoreEmailInUse) : undefined;
-      return { tenant, apiKey: key, pending };
+      return { tenant, issued, pending };
     });
-    if (!pending) return { tenant, apiKey, invitation: null };
+    const created = { tenant, apiKey: issued.key, apiKeyId: issued.row.id };
+    if (!pending) return { ...created, invitation: null };
     const deliveredTo = await this.portal.sendInvitation(pending);
-    return { tenant, apiKey, invitation: { email: pending.user.email, deliveredTo: deliveredTo ?? null } };
+    return { ...created, invitation: { email: pending.user.email, deliveredTo: deliveredTo ?? null } };
+  }
+
+  /** The tenant the Kubernetes operator created for a resource, if any. */
+  findByOperatorRef(operatorRef: string): Promise<TenantRecord | undefined> {
+    return findTenantByOperatorRef(this.db, operatorRef);
   }
 
   async get(scope: Scope): Promise<TenantRecord> {
@@ -66,5 +76,17 @@ export class TenantService {
   async issueAdminKey(scope: Scope, name = 'Support-issued admin key'): Promise<IssuedKey> {
     await this.get(scope);
     return this.keys.issue(this.db, scope, { name, role: 'admin' });
+  }
+
+  /** Whether this key of the tenant (or of one of its sub-tenants, by scope) is still active. */
+  async keyIsActive(scope: Scope, keyId: string): Promise<boolean> {
+    return (await this.keys.list(scope)).some((key) => key.id === keyId);
+  }
+
+  /** Revokes a key the tenant no longer needs; one already revoked is fine. */
+  async revokeKey(scope: Scope, keyId: string): Promise<void> {
+    await this.keys.revoke(scope, keyId).catch((err: unknown) => {
+      if (!(err instanceof AppError && err.status === 404)) throw err;
+    });
   }
 }

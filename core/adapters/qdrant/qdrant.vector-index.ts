@@ -110,9 +110,13 @@ export class QdrantVectorIndex implements VectorIndex {
     if (target === 'corpus') await this.ensureCollection(this.corpusCollection(dimensions), dimensions, CORPUS_INDEXES);
   }
 
-  /** Creates a tenant's collection ahead of its first document (the operator calls this). */
-  ensureTenant(tenantId: string, dimensions: number): Promise<void> {
-    return this.ensureCollection(this.tenantCollection(tenantId, dimensions), dimensions, TENANT_INDEXES);
+  async ensureTenant(tenantId: string, dimensions: number): Promise<boolean> {
+    const name = this.tenantCollection(tenantId, dimensions);
+    // The operator repairs drift (a collection deleted outside Lore): ask the server, not the cache.
+    this.known.delete(name);
+    if (await this.exists(name)) return false;
+    await this.ensureCollection(name, dimensions, TENANT_INDEXES);
+    return true;
   }
 
   private async ensureCollection(name: string, dimensions: number, indexes: ReadonlyArray<[string, 'keyword' | 'integer']>): Promise<void> {
