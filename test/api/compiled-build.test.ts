@@ -51,7 +51,7 @@ describe('the compiled build (npm run build) and the image that runs it', functi
   });
 
   it('compiles every entry point the image and the chart run', async () => {
-    for (const entry of ['api/main.js', 'api/start.js', 'workflows/worker.js', 'cli/lore.js', 'core/db/migrate.cli.js', 'workflows/temporal/job.workflow.js']) {
+    for (const entry of ['api/main.js', 'api/start.js', 'workflows/worker.js', 'operator/main.js', 'cli/lore.js', 'core/db/migrate.cli.js', 'workflows/temporal/job.workflow.js']) {
       assert.ok(existsSync(path.join(ROOT, OUT, entry)), entry);
     }
     const worker = await run(process.execPath, [`${OUT}/workflows/worker.js`], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } }).then(
@@ -59,6 +59,12 @@ describe('the compiled build (npm run build) and the image that runs it', functi
       (err: { stderr: string }) => err,
     );
     assert.match(worker.stderr, /needs WORKFLOW_ENGINE=temporal/);
+    // The compiled operator loads its modules (the Kubernetes and Keycloak clients) and checks its configuration.
+    const operator = await run(process.execPath, [`${OUT}/operator/main.js`], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } }).then(
+      () => assert.fail('the operator started without configuration'),
+      (err: { stderr: string }) => err,
+    );
+    assert.match(operator.stderr, /The operator needs DATABASE_URL/);
   });
 
   it('has a Dockerfile whose every COPY source is in the build context, and whose command is a compiled entry point', async () => {
