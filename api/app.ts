@@ -1,6 +1,7 @@
 import { type Server, createServer } from 'node:http';
 import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Config } from '../core/config.js';
 import { errors } from '../core/errors.js';
 import type { Services } from '../runtime/services.js';
@@ -37,6 +38,8 @@ export interface AppDeps {
   services: Services;
   log: Logger;
   version: string;
+  /** The process's metrics registry (its runtime's domain metrics are in it): the app adds its HTTP metrics and serves it at /metrics. */
+  registry: Registry;
 }
 
 export interface App {
@@ -56,7 +59,7 @@ export function createApp(deps: AppDeps): App {
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.set('query parser', 'simple');
 
-  const metrics = createMetrics(() => services.jobs.backlog());
+  const metrics = createMetrics(deps.registry, () => services.jobs.backlog());
   const probes = healthRoutes(services);
   const routes: RouteSpec[] = [
     ...probes,
@@ -88,7 +91,7 @@ export function createApp(deps: AppDeps): App {
   mountRoutes(operational, probes, guards);
   if (config.metricsEnabled) operational.get('/metrics', metricsEndpoint(metrics, config.metricsToken));
   app.use(operational);
-  app.use(perIpLimit(services.adapters.rateLimits, BURST_LIMITS.perIpPerSecond));
+  app.use(perIpLimit(services.adapters, BURST_LIMITS.perIpPerSecond));
   // OAuth and MCP take OAuth credentials, parse their own bodies, and answer in their protocols' error formats.
   app.use(oauthRouter({ services, log }));
   app.use(mcpRouter({ services, log, version: deps.version }));

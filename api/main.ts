@@ -6,6 +6,7 @@ import { openDatabase } from '../core/db/open.js';
 import { createLogger } from '../core/logger.js';
 import { ensureAdminToken, forgetServer, recordServer, runningServer } from '../core/instance/data-dir.js';
 import { createApp } from './app.js';
+import { createDomainMetrics, createRegistry } from '../runtime/prometheus.domain-metrics.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { EXIT_RESTART } from './supervisor.js';
 
@@ -51,7 +52,9 @@ async function main(): Promise<void> {
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
 
-  const runtime = await createRuntime(db, config, log);
+  // One registry for the process: the services' metrics, then the app's HTTP metrics, go to it.
+  const registry = createRegistry();
+  const runtime = await createRuntime(db, config, log, { metrics: createDomainMetrics(registry) });
   const { embedder } = runtime.services.adapters;
   const stale = await runtime.services.health.chunksFromOtherEmbedders(embedder.id);
   if (stale.length) {
@@ -66,7 +69,7 @@ async function main(): Promise<void> {
     await runtime.jobs.start();
   }
   runtime.maintenance?.start();
-  const app = createApp({ config: { ...config, adminToken }, services: runtime.services, log, version });
+  const app = createApp({ config: { ...config, adminToken }, services: runtime.services, log, version, registry });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { errors } from '../core/errors.js';
 import type { Logger } from 'pino';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface HttpMetrics {
   registry: Registry;
@@ -13,10 +13,11 @@ export interface HttpMetrics {
 /** What the job-backlog gauges read when Prometheus scrapes. */
 export type BacklogSource = () => Promise<Array<{ job_type: string; waiting: number; oldest_seconds: number }>>;
 
-/** A registry per app instance (no global state), with process metrics, HTTP metrics and the job backlog. */
-export function createMetrics(backlog?: BacklogSource): HttpMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+/**
+ * The HTTP metrics and the job backlog, added to the process's registry (which holds the process
+ * and domain metrics too: `runtime/prometheus.domain-metrics.ts`); one app per registry.
+ */
+export function createMetrics(registry: Registry, backlog?: BacklogSource): HttpMetrics {
   if (backlog) registerBacklogGauges(registry, backlog);
   return {
     registry,

@@ -24,6 +24,7 @@ import type { Config } from '../core/config.js';
 import type { Database } from '../core/db/database.js';
 import type { Embedder } from '../core/ports/embedder.js';
 import type { KeywordIndex } from '../core/ports/keyword-index.js';
+import type { DomainMetrics } from '../core/ports/metrics.js';
 import type { TranslationEngine } from '../core/ports/translator.js';
 import type { VectorIndex } from '../core/ports/vector-index.js';
 
@@ -73,7 +74,7 @@ export function createKeywordIndex(db: Database, config: AdapterConfig, vectorIn
  * The translation engines the configuration names, combined (best engine per pair first). Unset
  * (`auto`): Apertium when its program is installed, else none, so translation is off.
  */
-export function createTranslator(config: AdapterConfig): CompositeTranslator {
+export function createTranslator(config: AdapterConfig, metrics: DomainMetrics): CompositeTranslator {
   const t = config.translation;
   const names = t.engines === 'auto' ? (ApertiumTranslator.isInstalled(t.apertium.binary) ? ['apertium' as const] : []) : t.engines;
   const http = { timeoutMs: t.httpTimeoutMs };
@@ -87,7 +88,7 @@ export function createTranslator(config: AdapterConfig): CompositeTranslator {
         return new DeepLTranslator({ ...http, url: t.deepl!.url, apiKey: t.deepl!.apiKey });
     }
   });
-  return new CompositeTranslator(engines, { healthTtlMs: t.healthTtlSeconds * 1000 });
+  return new CompositeTranslator(engines, { healthTtlMs: t.healthTtlSeconds * 1000, metrics });
 }
 
 /** The add-ons' engines: audio decoding, transcription (none when switched off), reports, and the callbacks' client. */

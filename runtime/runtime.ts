@@ -13,6 +13,7 @@ import { createActivities } from '../workflows/activities.js';
 import { EmbeddedWorkflowEngine } from '../workflows/embedded-engine.js';
 import { temporalStarter } from '../workflows/temporal/temporal-client.js';
 import { TemporalWorkflowEngine } from '../workflows/temporal/temporal.engine.js';
+import { noDomainMetrics } from '../core/ports/metrics.js';
 import type { WorkflowEngine } from '../core/ports/workflow-engine.js';
 import { createAddonAdapters, createEmbedder, createKeywordIndex, createTranslator, createVectorIndex } from './adapters.js';
 import { type Adapters, type Services, createServices } from './services.js';
@@ -58,7 +59,8 @@ export interface Runtime {
 /**
  * The composition root shared by the API server, the CLI, tests and benchmarks (and the worker,
  * operator and portal as they come): builds the
- * adapters the configuration asks for, the services over them, and the job engine.
+ * adapters the configuration asks for, the services over them, and the job engine. A process that
+ * serves metrics passes its registry's domain metrics (`overrides.metrics`); others report nowhere.
  */
 export async function createRuntime(
   db: Database,
@@ -66,13 +68,19 @@ export async function createRuntime(
   log: Logger,
   overrides: Partial<Adapters> = {},
 ): Promise<Runtime> {
-  const engine = new EmbeddedWorkflowEngine(db, log.child({ component: 'jobs' }), {
-    concurrency: config.jobs.concurrency,
-    leaseSeconds: config.jobs.leaseSeconds,
-    maxAttempts: config.jobs.maxAttempts,
-    retryBaseSeconds: config.jobs.retryBaseSeconds,
-    releaseStaleLeasesOnStart: config.database.kind === 'embedded',
-  });
+  const metrics = overrides.metrics ?? noDomainMetrics;
+  const engine = new EmbeddedWorkflowEngine(
+    db,
+    log.child({ component: 'jobs' }),
+    {
+      concurrency: config.jobs.concurrency,
+      leaseSeconds: config.jobs.leaseSeconds,
+      maxAttempts: config.jobs.maxAttempts,
+      retryBaseSeconds: config.jobs.retryBaseSeconds,
+      releaseStaleLeasesOnStart: config.database.kind === 'embedded',
+    },
+    metrics,
+  );
   const temporal = config.workflowEngine.kind === 'temporal' ? temporalStarter(config.workflowEngine) : undefined;
   const jobs: WorkflowEngine =
     config.workflowEngine.kind === 'temporal' && temporal
@@ -85,7 +93,7 @@ export async function createRuntime(
   const pdf = new PdfExtractor({ maxWorkers: config.pdfWorkers });
   let translator = overrides.translator;
   if (!translator) {
-    const composite = createTranslator(config);
+    const composite = createTranslator(config, metrics);
     // Engines are asked for their pairs in the background; one that cannot be reached is asked again later.
     void composite.discover();
     translator = composite;
@@ -109,6 +117,7 @@ export async function createRuntime(
       overrides.tokenVerifier ??
       (config.oauth.verifier.kind === 'jwks' ? new JwksTokenVerifier(config.oauth.verifier.jwksUrl, config.oauth.verifier.issuer) : undefined),
     translator,
+    metrics,
     ...createAddonAdapters(config),
     mailer: overrides.mailer ?? createMailer(config.portal, log.child({ component: 'mail' })),
     reportSignatures:

@@ -23,6 +23,7 @@ import { JobService } from '../core/jobs/job.service.js';
 import { ApiKeyService } from '../core/keys/api-key.service.js';
 import { KnowledgeBaseService } from '../core/knowledge-bases/knowledge-base.service.js';
 import type { Embedder } from '../core/ports/embedder.js';
+import type { DomainMetrics } from '../core/ports/metrics.js';
 import type { LanguageDetector } from '../core/ports/language-detector.js';
 import type { KeywordIndex } from '../core/ports/keyword-index.js';
 import type { VectorIndex } from '../core/ports/vector-index.js';
@@ -61,6 +62,8 @@ export interface Adapters {
   tokenVerifier?: TokenVerifier;
   /** The configured translation engines, combined; default: none (translation off). */
   translator?: Translator;
+  /** Where the domain reports to monitoring: the process's registry, or nowhere. */
+  metrics: DomainMetrics;
   /** The add-ons' engines (runtime/adapters.ts: createAddonAdapters). */
   audioDecoder: AudioDecoder;
   transcriber: Transcriber | null;
@@ -115,7 +118,7 @@ export function createServices(
   log: Logger = pino({ level: 'silent' }),
 ): Services {
   const clock = adapters.clock ?? systemClock;
-  const portal = new PortalAccountService(db, adapters.mailer, adapters.rateLimits, clock, log.child({ component: 'portal' }), {
+  const portal = new PortalAccountService(db, adapters.mailer, adapters.rateLimits, adapters.metrics, clock, log.child({ component: 'portal' }), {
     sessionIdleMinutes: config.portal.sessionIdleMinutes,
     sessionMaxHours: config.portal.sessionMaxHours,
     publicBaseUrl: config.publicBaseUrl,
@@ -155,13 +158,13 @@ export function createServices(
       chunking: config.chunking,
       pdfTimeoutMs: config.pdfParseTimeoutMs,
     }),
-    ingestion: new IngestionService(db, adapters.embedder, adapters.languageDetector, usage, adapters.vectorIndex),
+    ingestion: new IngestionService(db, adapters.embedder, adapters.languageDetector, usage, adapters.vectorIndex, adapters.metrics),
     jobs: new JobService(db),
     search,
-    queries: new QueryService(search, usage, new QueryTranslationService(db, translation, subTenants)),
+    queries: new QueryService(search, usage, new QueryTranslationService(db, translation, subTenants), adapters.metrics),
     health: new HealthService(db, adapters.vectorIndex),
     corpora: new CorpusService(db, adapters.vectorIndex, adapters.engine, { chunking: config.chunking }),
-    corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector, adapters.vectorIndex),
+    corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector, adapters.vectorIndex, adapters.metrics),
     translation,
     translationSettings: new TranslationSettingsService(db),
     addons: new AddonService(
@@ -173,6 +176,7 @@ export function createServices(
       adapters.languageDetector,
       adapters.outboundHttp,
       clock,
+      adapters.metrics,
       {
         enabled: config.addons.enabled,
         maxAudioSeconds: config.addons.maxAudioSeconds,

@@ -17,8 +17,9 @@ import {
   LeaseLostError,
   type WorkflowEngine,
 } from '../core/ports/workflow-engine.js';
+import { type DomainMetrics, noDomainMetrics } from '../core/ports/metrics.js';
 import { turnEventLoop } from '../core/shared/event-loop.js';
-import { runJobAttempt } from './job-runner.js';
+import { recordAttempt, runJobAttempt } from './job-runner.js';
 
 export interface EmbeddedEngineOptions {
   /** Jobs run at once by this process. */
@@ -76,6 +77,7 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
     private readonly db: Database,
     private readonly log: Logger,
     options: Partial<EmbeddedEngineOptions> = {},
+    private readonly metrics: DomainMetrics = noDomainMetrics,
   ) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
   }
@@ -211,11 +213,14 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
         }
       },
     };
+    const started = performance.now();
     try {
       const alone = await batch.run(jobs, control);
+      const seconds = (performance.now() - started) / 1000;
       const left = new Set(alone.map((j) => j.id));
       for (const job of jobs) {
         if (left.has(job.id)) continue;
+        recordAttempt(this.metrics, job, 'completed', seconds);
         this.log.info({ jobId: job.id, jobType: job.job_type, tenantId: job.tenant_id, attempt: job.attempts, batch: jobs.length }, 'job completed');
       }
       return alone;
@@ -228,6 +233,12 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
 
   private async runAlone(job: JobRow): Promise<void> {
     const log = this.log.child({ jobId: job.id, jobType: job.job_type, tenantId: job.tenant_id, attempt: job.attempts });
-    await runJobAttempt(this.db, this.definitions[job.job_type], job, { owner: this.owner, signal: this.abort.signal, options: this.options, log });
+    await runJobAttempt(this.db, this.definitions[job.job_type], job, {
+      owner: this.owner,
+      signal: this.abort.signal,
+      options: this.options,
+      log,
+      metrics: this.metrics,
+    });
   }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../core/db/database.js';
 import { type JobRow, failJobAttempt, heartbeatJob } from '../core/jobs/job.repository.js';
+import type { DomainMetrics } from '../core/ports/metrics.js';
 import { type JobControl, type JobDefinition, LeaseLostError, NonRetryableError, RetryLaterError } from '../core/ports/workflow-engine.js';
 import { turnEventLoop } from '../core/shared/event-loop.js';
 
@@ -28,19 +29,44 @@ export interface AttemptOptions {
   retryMaxSeconds: number;
 }
 
+/** What an attempt runs with: its lease owner, cancellation, options, log, and where it is recorded. */
+export interface AttemptRun {
+  owner: string;
+  signal: AbortSignal;
+  options: AttemptOptions;
+  log: Logger;
+  metrics: DomainMetrics;
+  onHeartbeat?: (progress: unknown) => void;
+}
+
 /**
  * Runs one attempt of a job its caller has claimed (leased to `owner`), the one way both engines do:
  * heartbeats extend the lease and record progress; a failure is recorded on the job row, which goes
  * back to the queue after a backoff (or the delay a RetryLaterError asks for), or fails for good
  * (NonRetryableError, or its last attempt) and then runs the definition's `failed` hook in the same
  * transaction. `onHeartbeat` lets an engine report liveness elsewhere too (Temporal's heartbeat).
+ * The attempt is recorded in the metrics, so both engines report the same series.
  */
-export async function runJobAttempt(
-  db: Database,
-  definition: JobDefinition | undefined,
-  job: JobRow,
-  run: { owner: string; signal: AbortSignal; options: AttemptOptions; log: Logger; onHeartbeat?: (progress: unknown) => void },
-): Promise<AttemptOutcome> {
+export async function runJobAttempt(db: Database, definition: JobDefinition | undefined, job: JobRow, run: AttemptRun): Promise<AttemptOutcome> {
+  const started = performance.now();
+  const outcome = await attempt(db, definition, job, run);
+  recordAttempt(run.metrics, job, outcome.status, (performance.now() - started) / 1000);
+  return outcome;
+}
+
+/**
+ * Records an attempt that took `seconds`, and the job's end when it finished it. (The embedded
+ * engine's batches, which run first attempts together, record theirs here too.)
+ */
+export function recordAttempt(metrics: DomainMetrics, job: JobRow, status: AttemptOutcome['status'], seconds: number): void {
+  metrics.jobAttempted(job.job_type, status, seconds);
+  if (status !== 'completed' && status !== 'failed') return;
+  // started_at is the database's clock: never report less than this attempt took.
+  const sinceStart = job.started_at ? (Date.now() - job.started_at.getTime()) / 1000 : 0;
+  metrics.jobFinished(job.job_type, status, Math.max(seconds, sinceStart));
+}
+
+async function attempt(db: Database, definition: JobDefinition | undefined, job: JobRow, run: AttemptRun): Promise<AttemptOutcome> {
   const { owner, options, log } = run;
   const control: JobControl = {
     owner,

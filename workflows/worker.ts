@@ -25,13 +25,14 @@ async function main(): Promise<void> {
   const log = createLogger(config);
   const db = await openDatabase(config);
   if (config.migrateOnStart) await migrate(db);
-  const runtime = await createRuntime(db, config, log);
+  // One registry for the process: the services' metrics and the job attempts go to it.
+  const metrics = createWorkerMetrics();
+  const runtime = await createRuntime(db, config, log, { metrics: metrics.domain });
   // Jobs the activities enqueue (a callback delivery after a transcription) are started from here too.
   await runtime.jobs.start();
-  const metrics = createWorkerMetrics();
   const metricsServer = serveWorkerMetrics(metrics, config.port, config.host);
   const activities = createJobActivities({
-    metrics,
+    metrics: metrics.domain,
     db,
     definitions: createActivities(runtime.services),
     options: { leaseSeconds: config.jobs.leaseSeconds, retryBaseSeconds: config.jobs.retryBaseSeconds, retryMaxSeconds: 300 },

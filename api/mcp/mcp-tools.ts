@@ -131,10 +131,10 @@ export const MCP_TOOLS: McpTool[] = [
         throw new ValidationError([{ field: 'header.x-user-id', message: `must be 1-${MAX_USER_ID_CHARS} characters` }]);
       }
       const queryCtx = { ...ctx, userId: userId ?? null };
-      const store = services.adapters.rateLimits;
-      await checkBurstLimit(store, 'query', `oauth:${ctx.principal.id}`, BURST_LIMITS.queryPerKeyPerSecond);
-      await checkTenantQueryLimit(store, queryCtx);
-      await checkSubTenantAndUserQueryLimits(store, queryCtx);
+      const limits = services.adapters;
+      await checkBurstLimit(limits, 'query', `oauth:${ctx.principal.id}`, BURST_LIMITS.queryPerKeyPerSecond);
+      await checkTenantQueryLimit(limits, queryCtx);
+      await checkSubTenantAndUserQueryLimits(limits, queryCtx);
       return services.queries.run(queryCtx, args);
     },
   }),
@@ -185,7 +185,7 @@ export const MCP_TOOLS: McpTool[] = [
     output: z.object({ job_id: z.uuid(), document_id: z.uuid() }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(services, ctx, args) {
-      await checkBurstLimit(services.adapters.rateLimits, 'documents', `oauth:${ctx.principal.id}`, BURST_LIMITS.documentsPerKeyPerSecond);
+      await checkBurstLimit(services.adapters, 'documents', `oauth:${ctx.principal.id}`, BURST_LIMITS.documentsPerKeyPerSecond);
       return presentStoredDocument(await services.documents.ingest(scopeOf(ctx), args));
     },
   }),

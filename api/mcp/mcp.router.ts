@@ -123,6 +123,7 @@ export function mcpRouter(deps: McpDeps): Router {
     const caller = callerOf(req.auth);
     const clientId = caller.principal.claims.clientId;
     if ([...sessions.values()].filter((s) => s.clientId === clientId).length >= MAX_SSE_SESSIONS_PER_CLIENT) {
+      deps.services.adapters.metrics.rateLimited('mcp_sse_sessions');
       res.setHeader('Retry-After', '60');
       res.status(429).json({ error: 'too_many_sessions', error_description: `At most ${MAX_SSE_SESSIONS_PER_CLIENT} SSE sessions per client may be open.` });
       return;

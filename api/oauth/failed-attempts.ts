@@ -1,4 +1,5 @@
 import { type AttemptBudget, AttemptLimiter } from '../../core/shared/attempt-limiter.js';
+import type { DomainMetrics } from '../../core/ports/metrics.js';
 import type { RateLimitStore } from '../../core/ports/rate-limit-store.js';
 
 const WINDOW_SECONDS = 60;
@@ -15,8 +16,8 @@ const FAILURE_COST = 5;
 export class FailedAttemptLimiter {
   private readonly limiter: AttemptLimiter;
 
-  constructor(store: RateLimitStore) {
-    this.limiter = new AttemptLimiter(store, FAILURE_COST);
+  constructor(store: RateLimitStore, metrics: Pick<DomainMetrics, 'rateLimited'>) {
+    this.limiter = new AttemptLimiter(store, FAILURE_COST, 'oauth_authentication', metrics);
   }
 
   private budgets(ip: string, clientId: string | undefined): AttemptBudget[] {

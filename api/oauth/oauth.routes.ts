@@ -129,7 +129,7 @@ includes the narrower ones.
  */
 export function oauthRouter(deps: { services: Pick<Services, 'oauthClients' | 'oauthTokens' | 'adapters'>; log: Logger }): Router {
   const { oauthClients, oauthTokens } = deps.services;
-  const limiter = new FailedAttemptLimiter(deps.services.adapters.rateLimits);
+  const limiter = new FailedAttemptLimiter(deps.services.adapters.rateLimits, deps.services.adapters.metrics);
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 });
   const router = express.Router();
   const urlsOf = (req: Request) => oauthTokens.urls(requestBase(req));

@@ -27,9 +27,8 @@ const uploadParts = z.object({
 
 export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | 'adapters' | 'addons'>): RouteSpec[] {
   const { documents, jobs, addons } = services;
-  const { rateLimits } = services.adapters;
   // Spec §8: 10 requests per second per API key on /v1/documents (ingest and upload together).
-  const burst = perKeyLimit(rateLimits, 'documents', BURST_LIMITS.documentsPerKeyPerSecond);
+  const burst = perKeyLimit(services.adapters, 'documents', BURST_LIMITS.documentsPerKeyPerSecond);
   return [
     route({
       method: 'post',

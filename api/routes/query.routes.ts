@@ -20,7 +20,7 @@ function attachEndUser(req: Request, res: Response, next: NextFunction): void {
 }
 
 export function queryRoutes(services: Pick<Services, 'queries' | 'adapters'>): RouteSpec[] {
-  const store = services.adapters.rateLimits;
+  const limits = services.adapters;
   return [
     route({
       method: 'post',
@@ -36,8 +36,8 @@ export function queryRoutes(services: Pick<Services, 'queries' | 'adapters'>): R
       status: 200,
       response: { description: 'Results, best first', schema: queryResponseSchema },
       errors: [400, 401, 402, 403, 404, 422, 429, 503],
-      beforeAuth: [perKeyLimit(store, 'query', BURST_LIMITS.queryPerKeyPerSecond)],
-      before: [attachEndUser, perTenantQueryLimit(store), subTenantAndUserQueryLimits(store)],
+      beforeAuth: [perKeyLimit(limits, 'query', BURST_LIMITS.queryPerKeyPerSecond)],
+      before: [attachEndUser, perTenantQueryLimit(limits), subTenantAndUserQueryLimits(limits)],
       handler: ({ ctx, body }) => services.queries.run(ctx, body),
     }),
   ];

@@ -41,7 +41,7 @@ export async function exportOwner(db: Queryable, exportId: string): Promise<Scop
 export async function publicJobsOfTenant(db: Queryable, scope: Scope): Promise<JobRow[]> {
   const { rows } = await db.query<JobRow>(
     `SELECT id, tenant_id, sub_tenant_id, document_id, knowledge_base_id, job_type, status, payload, error, total_chunks,
-            processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, completed_at
+            processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, started_at, completed_at
      FROM jobs WHERE tenant_id = $1 AND job_type IN ('ingestion', 'transcription', 'report_generation') ORDER BY created_at`,
     [scope.tenantId],
   );

@@ -1,3 +1,4 @@
+import { type DomainMetrics, noDomainMetrics } from '../ports/metrics.js';
 import type {
   EngineCapabilities,
   LanguagePair,
@@ -15,6 +16,8 @@ export interface CompositeTranslatorOptions {
   /** An engine that could not be asked for its pairs is asked again after this long (default 30 000). */
   rediscoverAfterMs?: number;
   now?: () => number;
+  /** Where each engine call's time and failures are reported (default: nowhere). */
+  metrics?: Pick<DomainMetrics, 'translated'>;
 }
 
 interface EngineState {
@@ -37,6 +40,7 @@ export class CompositeTranslator implements Translator {
   private readonly healthTtlMs: number;
   private readonly rediscoverAfterMs: number;
   private readonly now: () => number;
+  private readonly metrics: Pick<DomainMetrics, 'translated'>;
   private healthCache: { at: number; value: Promise<PairStatus[]> } | undefined;
 
   constructor(engines: TranslationEngine[], options: CompositeTranslatorOptions = {}) {
@@ -46,6 +50,7 @@ export class CompositeTranslator implements Translator {
     this.healthTtlMs = options.healthTtlMs ?? 60_000;
     this.rediscoverAfterMs = options.rediscoverAfterMs ?? 30_000;
     this.now = options.now ?? Date.now;
+    this.metrics = options.metrics ?? noDomainMetrics;
   }
 
   /** Asks every engine for its pairs (at start-up); never throws. */
@@ -98,12 +103,17 @@ export class CompositeTranslator implements Translator {
     const failures: TranslatorError[] = [];
     for (const name of names) {
       const engine = this.ordered.find((e) => e.name === name)!;
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
       try {
         const translated = await engine.translate(texts, pair);
         if (translated.length !== texts.length) throw new TranslatorError('failed', `${name} answered ${translated.length} texts for ${texts.length}`);
+        this.metrics.translated(name, seconds());
         return { texts: translated, engine: name };
       } catch (error) {
-        failures.push(error instanceof TranslatorError ? error : new TranslatorError('failed', `${name} failed`, { cause: error }));
+        const failure = error instanceof TranslatorError ? error : new TranslatorError('failed', `${name} failed`, { cause: error });
+        this.metrics.translated(name, seconds(), failure.code);
+        failures.push(failure);
       }
     }
     // A crash or timeout anywhere is a failure (500); only engines that all could not be reached make it unavailable (503).

@@ -7,6 +7,7 @@ import { AppError, errors } from '../errors.js';
 import { ensureInstanceSecret } from '../instance/instance-secret.repository.js';
 import { type JobRow, completeJob, findJob } from '../jobs/job.repository.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
+import type { CallbackOutcome, DomainMetrics } from '../ports/metrics.js';
 import { OutboundFailedError, type OutboundHttp, OutboundRefusedError } from '../ports/outbound-http.js';
 import { type ReportGenerator, ReportGeneratorError } from '../ports/report-generator.js';
 import { type AudioDecoder, AudioDecodeError, type Transcriber, TranscriberError } from '../ports/transcriber.js';
@@ -97,6 +98,7 @@ export class AddonService {
     private readonly detector: LanguageDetector,
     private readonly outbound: OutboundHttp,
     private readonly clock: Clock,
+    private readonly metrics: Pick<DomainMetrics, 'callbackDelivered'>,
     private readonly options: AddonOptions,
   ) {}
 
@@ -422,24 +424,29 @@ export class AddonService {
     let statusCode: number | null = null;
     let error: string | null = null;
     let retryable = false;
+    let refused = false;
     try {
       statusCode = await this.outbound.post(delivery.callback_url, headers, body);
       retryable = statusCode === 408 || statusCode === 429 || statusCode >= 500;
       if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}${statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''}`;
     } catch (e) {
-      if (e instanceof OutboundRefusedError) error = e.message;
-      else if (e instanceof OutboundFailedError) {
+      if (e instanceof OutboundRefusedError) {
+        error = e.message;
+        refused = true;
+      } else if (e instanceof OutboundFailedError) {
         error = e.message;
         retryable = true;
       } else throw e;
     }
     const wait = this.options.retrySchedule[attempt - 1];
     const outcome = error === null ? 'delivered' : retryable && wait !== undefined ? 'pending' : 'failed';
-    const durationMs = Math.round(performance.now() - started);
+    const duration = performance.now() - started;
     await this.db.transaction(async (tx) => {
-      await recordDeliveryAttempt(tx, scope, target.id, { attempt, statusCode, error, durationMs, outcome });
+      await recordDeliveryAttempt(tx, scope, target.id, { attempt, statusCode, error, durationMs: Math.round(duration), outcome });
       if (outcome !== 'pending') await completeJob(tx, job.id, control.owner);
     });
+    const reported: CallbackOutcome = refused ? 'blocked' : outcome === 'pending' ? 'retry' : outcome;
+    this.metrics.callbackDelivered(reported, duration / 1000);
     if (outcome === 'pending') {
       // ±20 % jitter, so many receivers that failed together are not retried together.
       throw new RetryLaterError(`Callback delivery failed (${error}); retrying.`, wait! * (0.8 + Math.random() * 0.4));

@@ -5,6 +5,7 @@ import { textSearchConfig } from '../ingestion/ingestion.service.js';
 import { type JobRow, completeJob } from '../jobs/job.repository.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
+import type { DomainMetrics } from '../ports/metrics.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import { type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
 import {
@@ -45,6 +46,7 @@ export class CorpusIngestionService {
     private readonly embedder: Embedder,
     private readonly detector: LanguageDetector,
     private readonly vectors: VectorIndex,
+    private readonly metrics: Pick<DomainMetrics, 'chunksIngested'>,
   ) {}
 
   async indexRecords(job: JobRow, control: JobControl): Promise<void> {
@@ -117,6 +119,7 @@ export class CorpusIngestionService {
       return { records: [...owned], vectors: new Map(ids.map((id, j) => [id, kept[j]!.vector])) };
     });
     if (!written) return 0;
+    this.metrics.chunksIngested('corpus', written.vectors.size);
     await this.vectors.corpusRecordsIndexed(corpus.id, written.records, written.vectors);
     return written.vectors.size;
   }

@@ -313,7 +313,7 @@ export async function duaAcceptancesOfTenant(db: Queryable, scope: Scope): Promi
 }
 
 const JOB_COLUMNS = `id, tenant_id, sub_tenant_id, document_id, knowledge_base_id, job_type, status, payload, error,
-  total_chunks, processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, completed_at`;
+  total_chunks, processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, started_at, completed_at`;
 
 /** A corpus's jobs (instance jobs, for the operator: unscoped). */
 export async function corpusJobs(db: Queryable, corpusId: string): Promise<JobRow[]> {

@@ -12,6 +12,8 @@ export interface DocumentToIndex {
   title: string;
   tags: Record<string, string>;
   content: string;
+  /** How it was stored: its text, or a file's (for the metrics). */
+  source: 'text' | 'upload';
   created_at: Date;
   /** The chunk count reserved when the document was stored (its job's total). */
   chunk_count: number;
@@ -28,7 +30,7 @@ export interface DocumentRef {
 export async function documentsToIndex(db: Queryable, refs: readonly DocumentRef[]): Promise<DocumentToIndex[]> {
   if (!refs.length) return [];
   const { rows } = await db.query<DocumentToIndex>(
-    `SELECT d.id, d.tenant_id, d.sub_tenant_id, d.knowledge_base_id, d.title, d.tags, d.content, d.created_at, d.chunk_count,
+    `SELECT d.id, d.tenant_id, d.sub_tenant_id, d.knowledge_base_id, d.title, d.tags, d.content, d.source, d.created_at, d.chunk_count,
             kb.dimensions
      FROM unnest($1::uuid[], $2::uuid[]) AS r(tenant_id, id)
      JOIN documents d ON d.id = r.id AND d.tenant_id = r.tenant_id

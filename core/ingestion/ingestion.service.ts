@@ -7,6 +7,7 @@ import { tenantScope } from '../shared/scope.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
+import type { DomainMetrics, IngestionSource } from '../ports/metrics.js';
 import { type JobBatchControl, type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
 import type { Language } from '../translation/translation.schema.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from './chunker.js';
@@ -97,6 +98,7 @@ export class IngestionService {
     private readonly detector: LanguageDetector,
     private readonly usage: UsageService,
     private readonly vectors: VectorIndex,
+    private readonly metrics: Pick<DomainMetrics, 'chunksIngested'>,
   ) {}
 
   async indexDocument(job: JobRow, control: JobControl): Promise<void> {
@@ -185,10 +187,15 @@ export class IngestionService {
         { dimensions, embedder: this.embedder.id, encoded: encoder.encode(vectors) },
       );
       const row = new Map(rows.map((r, j) => [`${r.item.doc.id}:${r.chunk.index}`, j]));
+      const bySource = new Map<IngestionSource, number>();
       for (const r of inserted) {
         const j = row.get(`${r.document_id}:${r.chunk_index}`)!;
-        rows[j]!.item.written.set(r.id, { index: r.chunk_index, vector: vectors[j]!, tsvector: r.tsv });
+        const { item } = rows[j]!;
+        item.written.set(r.id, { index: r.chunk_index, vector: vectors[j]!, tsvector: r.tsv });
+        bySource.set(item.doc.source, (bySource.get(item.doc.source) ?? 0) + 1);
       }
+      // Rows an earlier attempt wrote are not returned, so a retry counts only what it wrote.
+      for (const [source, count] of bySource) this.metrics.chunksIngested(source, count);
       written += rows.length;
       // Progress and leases; after the last write, completing the jobs does both.
       if (w < writes.length - 1) await between(written);

@@ -19,11 +19,13 @@ export interface JobRow {
   run_at: Date;
   lease_owner: string | null;
   created_at: Date;
+  /** When its first attempt was claimed; null while it has never run. */
+  started_at: Date | null;
   completed_at: Date | null;
 }
 
 const COLUMNS = `id, tenant_id, sub_tenant_id, document_id, knowledge_base_id, job_type, status, payload, error,
-  total_chunks, processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, completed_at`;
+  total_chunks, processed_chunks, attempts, max_attempts, run_at, lease_owner, created_at, started_at, completed_at`;
 
 export interface NewJob {
   type: JobType;

@@ -5,6 +5,7 @@ import type { Role } from '../context.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError, errors } from '../errors.js';
 import type { MailMessage, Mailer } from '../ports/mailer.js';
+import type { DomainMetrics } from '../ports/metrics.js';
 import type { RateLimitStore } from '../ports/rate-limit-store.js';
 import { type AttemptBudget, AttemptLimiter } from '../shared/attempt-limiter.js';
 import { isUuid } from '../shared/ids.js';
@@ -105,11 +106,12 @@ export class PortalAccountService {
     private readonly db: Database,
     private readonly mailer: Mailer,
     private readonly rateLimits: RateLimitStore,
+    private readonly metrics: Pick<DomainMetrics, 'rateLimited'>,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly options: PortalOptions,
   ) {
-    this.attempts = new AttemptLimiter(rateLimits, FAILURE_COST);
+    this.attempts = new AttemptLimiter(rateLimits, FAILURE_COST, 'portal_sign_in', metrics);
     this.port = options.port;
   }
 
@@ -241,6 +243,7 @@ export class PortalAccountService {
   async requestReset(emailInput: string, ip: string): Promise<void> {
     const perIp = await this.rateLimits.consume(`portal:reset:ip:${ip}`, RESET_REQUESTS_PER_IP_PER_HOUR, 3600);
     if (!perIp.allowed) {
+      this.metrics.rateLimited('portal_password_reset');
       throw new AppError(429, 'rate_limit_exceeded', `Too many reset requests; retry after ${perIp.resetSeconds} s.`, {}, { 'Retry-After': String(perIp.resetSeconds) });
     }
     const user = await findUserForSignIn(this.db, normalizeEmail(emailInput));

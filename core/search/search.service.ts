@@ -83,6 +83,11 @@ export class SearchService {
     private readonly options: SearchOptions = DEFAULT_SEARCH_OPTIONS,
   ) {}
 
+  /** Which retrievers this service runs (the product: both, fused). */
+  get mode(): SearchOptions['mode'] {
+    return this.options.mode;
+  }
+
   /** Checks a query's fields that the schema cannot (language, filters); throws before any work. */
   validate(request: QueryRequest): ParsedFilters {
     if (request.source_language !== 'auto' && !(SUPPORTED_LANGUAGES as readonly string[]).includes(request.source_language)) {

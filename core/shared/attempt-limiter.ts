@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js';
+import type { DomainMetrics, RateLimitScope } from '../ports/metrics.js';
 import type { RateLimitStore } from '../ports/rate-limit-store.js';
 
 /** One counter: a key's budget of points in a window. */
@@ -20,6 +21,9 @@ export class AttemptLimiter {
   constructor(
     private readonly store: RateLimitStore,
     private readonly failureCost: number,
+    /** Refusals are reported as this scope's. */
+    private readonly scope: RateLimitScope,
+    private readonly metrics: Pick<DomainMetrics, 'rateLimited'>,
   ) {}
 
   /** Takes the attempt's point; 429 with Retry-After once failures have used up a budget. */
@@ -27,6 +31,7 @@ export class AttemptLimiter {
     for (const budget of budgets) {
       const decision = await this.store.consume(budget.key, budget.points, budget.windowSeconds);
       if (!decision.allowed) {
+        this.metrics.rateLimited(this.scope);
         throw new AppError(
           429,
           'rate_limit_exceeded',

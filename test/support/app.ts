@@ -8,6 +8,7 @@ import { createApp } from '../../api/app.js';
 import { errorResponseSchema } from '../../api/schemas.js';
 import type { CorpusJobView } from '../../core/corpora/corpus.schema.js';
 import { type JobView, jobSchema } from '../../core/jobs/job.schema.js';
+import { createDomainMetrics, createRegistry } from '../../runtime/prometheus.domain-metrics.js';
 import { type Runtime, createRuntime } from '../../runtime/runtime.js';
 import { EldLanguageDetector } from '../../core/adapters/eld.language-detector.js';
 import { loadConfig } from '../../core/config.js';
@@ -55,11 +56,13 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
   const log = options.log ?? pino({ level: 'silent' });
   // Each database gets the vector index its topology defaults to: in-process on PGlite, the database's on a server.
   const vectorIndex = { ...config.vectorIndex, kind: options.env?.VECTOR_INDEX === undefined ? (db.kind === 'embedded' ? 'flat' : 'pgvector') : config.vectorIndex.kind } as const;
+  // Each app has its registry, as each server process does.
+  const registry = createRegistry();
   const runtime = await createRuntime(
     db,
     { ...config, vectorIndex, database: { kind: 'postgres', url: 'unused', poolSize: 1 } },
     log,
-    { languageDetector: await sharedLanguageDetector(), ...options.adapters },
+    { languageDetector: await sharedLanguageDetector(), metrics: createDomainMetrics(registry), ...options.adapters },
   );
   // Searches wait for nothing after this (the index of an empty test database loads at once).
   await runtime.services.adapters.vectorIndex.loaded;
@@ -76,6 +79,7 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
     services: runtime.services,
     log,
     version: 'test',
+    registry,
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));

@@ -2,18 +2,23 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { createMetrics } from '../../api/metrics.js';
+import { createOperatorMetrics } from '../../operator/operator-metrics.js';
+import { createDomainMetrics, createRegistry } from '../../runtime/prometheus.domain-metrics.js';
 import { createWorkerMetrics } from '../../workflows/temporal/worker-metrics.js';
 
 const DASHBOARD = new URL('../../charts/lore/files/grafana-dashboard.json', import.meta.url);
 const RULES = new URL('../../charts/lore/files/prometheus-rules.yaml', import.meta.url);
 
-/** Every series name Lore's processes export: the API's registry and the worker's (histograms with their suffixes). */
+/**
+ * Every series name Lore's processes export (histograms with their suffixes): the API's registry
+ * (process, domain and HTTP metrics, the job backlog), the worker's and the operator's.
+ */
 async function exportedSeries(): Promise<Set<string>> {
-  const api = createMetrics(() => Promise.resolve([{ job_type: 'ingestion', waiting: 1, oldest_seconds: 2 }]));
-  const worker = createWorkerMetrics();
-  worker.attempt('ingestion', 'completed', 0.1);
+  const api = createRegistry();
+  createDomainMetrics(api);
+  createMetrics(api, () => Promise.resolve([{ job_type: 'ingestion', waiting: 1, oldest_seconds: 2 }]));
   const names = new Set<string>();
-  for (const registry of [api.registry, worker.registry]) {
+  for (const registry of [api, createWorkerMetrics().registry, createOperatorMetrics().registry]) {
     for (const metric of await registry.getMetricsAsJSON()) {
       names.add(metric.name);
       if (String(metric.type) === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(metric.name + suffix);

@@ -97,7 +97,7 @@ for (const database of testDatabases()) {
 
     const engine = (starter: WorkflowStarter) => new TemporalWorkflowEngine(app.db, starter, silent, { taskQueue: 'lore', maxAttempts: 5, pollIntervalMs: 60_000 });
     const metrics = createWorkerMetrics();
-    const activities = (definitions: JobDefinitions = createActivities(app.services)) => createJobActivities({ db: app.db, definitions, options: OPTIONS, log: silent, metrics });
+    const activities = (definitions: JobDefinitions = createActivities(app.services)) => createJobActivities({ db: app.db, definitions, options: OPTIONS, log: silent, metrics: metrics.domain });
     const outbox = async (jobId: string) =>
       (await app.db.query<{ dispatched_at: Date | null }>('SELECT dispatched_at FROM job_outbox WHERE job_id = $1', [jobId])).rows[0];
 

@@ -1,11 +1,10 @@
-import { performance } from 'node:perf_hooks';
 import { Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { Database } from '../../core/db/database.js';
 import { claimJobById, findJobById } from '../../core/jobs/job.repository.js';
+import type { DomainMetrics } from '../../core/ports/metrics.js';
 import type { JobDefinitions } from '../../core/ports/workflow-engine.js';
 import { type AttemptOptions, runJobAttempt } from '../job-runner.js';
-import type { WorkerMetrics } from './worker-metrics.js';
 
 /** What the workflow learns of an attempt: done (completed, failed for good, or gone), or try again after a delay. */
 export type JobOutcome = { status: 'done'; detail: 'completed' | 'failed' | 'gone' } | { status: 'retry'; delaySeconds: number };
@@ -24,7 +23,8 @@ export function createJobActivities(deps: {
   definitions: JobDefinitions;
   options: AttemptOptions;
   log: Logger;
-  metrics?: Pick<WorkerMetrics, 'attempt'>;
+  /** Where attempts are recorded: the worker's registry. */
+  metrics: DomainMetrics;
 }): JobActivities {
   return {
     async attemptJob(jobId) {
@@ -41,16 +41,15 @@ export function createJobActivities(deps: {
         const dueIn = Math.ceil((row.run_at.getTime() - Date.now()) / 1000);
         return { status: 'retry', delaySeconds: Math.max(dueIn, row.status === 'processing' ? deps.options.leaseSeconds : 1) };
       }
-      const started = performance.now();
       const log = deps.log.child({ jobId, jobType: job.job_type, tenantId: job.tenant_id, attempt: job.attempts, workflowId });
       const outcome = await runJobAttempt(deps.db, deps.definitions[job.job_type], job, {
         owner,
         signal: context.cancellationSignal,
         options: deps.options,
         log,
+        metrics: deps.metrics,
         onHeartbeat: (progress) => context.heartbeat(progress),
       });
-      deps.metrics?.attempt(job.job_type, outcome.status, (performance.now() - started) / 1000);
       switch (outcome.status) {
         case 'completed':
         case 'failed':
