@@ -8,6 +8,8 @@ import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import { QdrantVectorIndex } from '../../core/adapters/qdrant/qdrant.vector-index.js';
 import { ConfigError, loadConfig } from '../../core/config.js';
+import { DEFAULT_DIMENSIONS } from '../../core/knowledge-bases/knowledge-base.schema.js';
+import { lorePlatform } from '../../operator/lore-platform.js';
 import type { ChunkFilter } from '../../core/search/chunk-filter.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp, waitForCorpusJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
@@ -60,6 +62,18 @@ for (const database of testDatabases()) {
     after(async () => {
       await app.close();
       await fake.close();
+    });
+
+    it("the operator's ensureTenantVectors creates a tenant's collection ahead of its first document, and again after it was deleted outside Lore", async () => {
+      const platform = lorePlatform(app.services);
+      const tenant = await createTenant(app, 'standard');
+      const name = `app_t_${tenant.id}_${DEFAULT_DIMENSIONS}`;
+      assert.equal(await platform.ensureTenantVectors(tenant.id), 'created');
+      assert.ok(fake.collections().includes(name));
+      assert.equal(await platform.ensureTenantVectors(tenant.id), 'exists', 'a second pass creates nothing');
+      await new QdrantClient({ url: fake.url }).deleteCollection(name);
+      assert.equal(await platform.ensureTenantVectors(tenant.id), 'created', 'drift repaired');
+      assert.ok(fake.collections().includes(name));
     });
 
     it('serves ingestion and queries through Qdrant: documents land in their tenant\'s collection and are found', async () => {

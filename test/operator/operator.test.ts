@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { mcpAudiences, oauthUrls } from '../../core/oauth/oauth-urls.js';
 import { tenantScope } from '../../core/shared/scope.js';
+import { JwksTokenVerifier } from '../../core/adapters/jwks.token-verifier.js';
+import type { IdentityProvider } from '../../operator/identity-provider.js';
+import { KeycloakIdentityProvider } from '../../operator/keycloak.identity-provider.js';
 import { KubeApi } from '../../operator/kube.js';
 import { lorePlatform } from '../../operator/lore-platform.js';
 import { LoreIdentityProvider } from '../../operator/lore.identity-provider.js';
@@ -11,6 +14,7 @@ import { serveProbes } from '../../operator/probes.js';
 import { TenantController } from '../../operator/tenant.controller.js';
 import { type TestApp, client, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+import { startFakeKeycloak } from '../support/fake-keycloak.server.js';
 import { type FakeKubeApi, type FakeKubeObject, startFakeKubeApi } from '../support/fake-kube-api.server.js';
 
 const GROUP = 'lore.dev';
@@ -83,13 +87,13 @@ for (const database of testDatabases()) {
     let kube: FakeKubeApi;
     const running: Operator[] = [];
 
-    function startOperator(identity: string, overrides: { resyncSeconds?: number } = {}): { operator: Operator; metrics: ReturnType<typeof createOperatorMetrics> } {
+    function startOperator(identity: string, overrides: { resyncSeconds?: number; identityProvider?: IdentityProvider } = {}): { operator: Operator; metrics: ReturnType<typeof createOperatorMetrics> } {
       const urls = oauthUrls({ authUrl: app.url, mcpUrl: app.url }, app.url);
       const metrics = createOperatorMetrics();
       const operator = new Operator({
         kube: new KubeApi(kube.kubeConfig(), 'lore.dev/operator', identity),
         platform: lorePlatform(app.services),
-        identity: new LoreIdentityProvider(app.services.oauthClients, urls.tokenEndpoint),
+        identity: overrides.identityProvider ?? new LoreIdentityProvider(app.services.oauthClients, urls.tokenEndpoint),
         mcpAudiences: mcpAudiences(urls),
         log: silent,
         now: () => new Date(),
@@ -148,6 +152,34 @@ for (const database of testDatabases()) {
       assert.equal((await mcpToken(app, kube, 'acme-lore-mcp-client')).status, 200);
       const events = kube.list('events.k8s.io', 'v1', 'events', NS) as Array<{ reason?: string }>;
       assert.ok(events.some((e) => e.reason === 'TenantCreated'), 'a TenantCreated event');
+    });
+
+    it('with Keycloak (a fake Keycloak, test double): the Secret holds a client whose tokens Lore\'s MCP verifier accepts for that tenant; deletion removes it', async () => {
+      const keycloak = await startFakeKeycloak();
+      try {
+        const provider = new KeycloakIdentityProvider({ baseUrl: keycloak.url, realm: keycloak.realm, adminClientId: keycloak.adminClientId, adminClientSecret: keycloak.adminClientSecret });
+        const { operator } = startOperator('replica-a', { identityProvider: provider });
+        await operator.start();
+        kube.put(tenantObject('kc', { displayName: 'Keycloak Corp', plan: 'standard' }));
+        const tenant = await waitFor('Ready', readyTenant(kube, 'kc'));
+        const tenantId = (tenant as { status: { tenantId: string } }).status.tenantId;
+        assert.equal(secretValue(kube, 'kc-lore-mcp-client', 'client-id'), `lore-${NS}-kc`);
+        assert.equal(secretValue(kube, 'kc-lore-mcp-client', 'token-url'), keycloak.tokenUrl);
+        const res = await fetch(keycloak.tokenUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: secretValue(kube, 'kc-lore-mcp-client', 'client-id')!, client_secret: secretValue(kube, 'kc-lore-mcp-client', 'client-secret')! }),
+        });
+        const { access_token: token } = (await res.json()) as { access_token: string };
+        const claims = await new JwksTokenVerifier(keycloak.jwksUrl, keycloak.issuer).verify(token, { issuer: 'unused', audiences: [`${app.url}/mcp`], now: new Date() });
+        assert.equal(claims.tenantId, tenantId);
+        assert.deepEqual([...claims.scopes].sort(), ['mcp:admin', 'mcp:read', 'mcp:write']);
+        kube.remove(GROUP, VERSION, 'tenants', NS, 'kc');
+        await waitFor('the Tenant to be gone', () => (kube.get(GROUP, VERSION, 'tenants', NS, 'kc') ? undefined : true));
+        assert.ok(!keycloak.clients().some((c) => c.clientId === `lore-${NS}-kc`), 'the Keycloak client is deleted');
+      } finally {
+        await keycloak.close();
+      }
     });
 
     it('a second reconcile of an unchanged Tenant writes nothing, anywhere', async () => {
