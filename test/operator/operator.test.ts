@@ -1,4 +1,11 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { Lease } from 'kubernetes-models/coordination.k8s.io/v1/Lease';
+import { Event } from 'kubernetes-models/events.k8s.io/v1/Event';
+import { Secret } from 'kubernetes-models/v1/Secret';
+import { parse } from 'yaml';
 import pino from 'pino';
 import { mcpAudiences, oauthUrls } from '../../core/oauth/oauth-urls.js';
 import { tenantScope } from '../../core/shared/scope.js';
@@ -350,6 +357,33 @@ for (const database of testDatabases()) {
       assert.match(JSON.stringify(invalid), /limit_overrides/);
       const uid = kube.get(GROUP, VERSION, 'tenants', NS, 'bad')!.metadata!.uid!;
       assert.equal(await app.services.tenants.findByOperatorRef(uid), undefined, 'nothing was created for it');
+    });
+
+    it('everything it writes is valid: Secrets, Events and the Lease by the Kubernetes schemas, Tenants and SubTenants (status included) by their CRDs', async () => {
+      const { operator } = startOperator('replica-a');
+      await operator.start();
+      kube.put(tenantObject('valid', { displayName: 'Valid', plan: 'enterprise', limitOverrides: { maxChunks: 10 } }));
+      kube.put(subTenantObject('valid-sub', { tenantRef: { name: 'valid' }, name: 'Valid sub', externalId: 'ext-1', limits: { maxDocuments: 3 } }));
+      await waitFor('Ready', readyTenant(kube, 'valid'));
+      await waitFor('the SubTenant Ready', () => (conditionsOf(kube.get(GROUP, VERSION, 'subtenants', NS, 'valid-sub')).get('Ready')?.status === 'True' ? true : undefined));
+      await operator.idle();
+      const secrets = kube.list('', 'v1', 'secrets', NS);
+      const events = kube.list('events.k8s.io', 'v1', 'events', NS);
+      assert.equal(secrets.length, 3);
+      assert.ok(events.length >= 3);
+      for (const secret of secrets) new Secret(secret as never).validate();
+      for (const event of events) new Event(event as never).validate();
+      new Lease(kube.get('coordination.k8s.io', 'v1', 'leases', 'lore-system', 'lore-operator') as never).validate();
+      const ajv = new Ajv({ strict: false, allErrors: true });
+      addFormatsModule.default(ajv);
+      for (const plural of ['tenants', 'subtenants']) {
+        const crd = parse(await readFile(new URL(`../../crds/${plural}.lore.dev.yaml`, import.meta.url), 'utf8')) as { spec: { versions: Array<{ schema: { openAPIV3Schema: object } }> } };
+        const validate = ajv.compile(crd.spec.versions[0]!.schema.openAPIV3Schema);
+        for (const object of kube.list(GROUP, VERSION, plural, NS)) {
+          const { metadata: _metadata, ...rest } = object as unknown as Record<string, unknown>;
+          assert.ok(validate(rest), `${plural}/${object.metadata?.name}: ${JSON.stringify(validate.errors)}`);
+        }
+      }
     });
 
     it('two replicas: one leader acts; when it stops, the other takes the lease and reconciles', async () => {
