@@ -371,9 +371,9 @@ for (const database of testDatabases()) {
       const events = kube.list('events.k8s.io', 'v1', 'events', NS);
       assert.equal(secrets.length, 3);
       assert.ok(events.length >= 3);
-      for (const secret of secrets) new Secret(secret as never).validate();
+      for (const secret of secrets) new Secret(secret).validate();
       for (const event of events) new Event(event as never).validate();
-      new Lease(kube.get('coordination.k8s.io', 'v1', 'leases', 'lore-system', 'lore-operator') as never).validate();
+      new Lease(kube.get('coordination.k8s.io', 'v1', 'leases', 'lore-system', 'lore-operator')).validate();
       const ajv = new Ajv({ strict: false, allErrors: true });
       addFormatsModule.default(ajv);
       for (const plural of ['tenants', 'subtenants']) {
