@@ -5,10 +5,12 @@
  * path (document service, ingestion job, default lexical embedder, PGlite in memory); index terms
  * are the queries and the pages the index links them to are the relevant documents.
  *
- * Prints, per language, nDCG@10 (binary relevance) and recall@10 at document level for
- * keyword-only, vector-only and fused (hybrid) search, ingestion throughput and query latency;
- * then fusion variants (RRF k, weights, candidates per retriever) and, with `--variants …,chunks`,
- * chunk sizes (re-ingesting `--chunk-languages`).
+ * Prints, per language, nDCG@10 (binary relevance), MRR@10 and recall@10 at document level for
+ * keyword-only, vector-only and fused (hybrid) search and for a plain BM25 library on the same
+ * chunks (bench/bm25-peer.ts), once over title and text and once over the text alone, which is all
+ * Lore's keyword index holds; ingestion throughput and query latency; then fusion variants (RRF k,
+ * weights, candidates per retriever) and, with `--variants …,chunks`, chunk sizes (re-ingesting
+ * `--chunk-languages`).
  *
  * Each query runs once per retriever, through `SearchService` in `vector` and in `keyword` mode
  * with 100 candidates; the hybrid result of any fusion setting is then Lore's own
@@ -16,7 +18,7 @@
  * in `hybrid` mode (both retrievers order totally, so a shorter candidate list is a prefix of a
  * longer one). The first `--check` queries of every run also go through a hybrid `SearchService`
  * with the default options, and the results must be identical. A fusion variant then costs
- * arithmetic instead of ~0.7 s of PGlite time per query.
+ * arithmetic instead of a search per query.
  *
  * `--diagnostics` adds two what-ifs for keyword search: only the pages' own text-search
  * configuration (Lore ORs the lexemes of all of them), and ts_rank_cd (cover density, Lore's ranking
@@ -34,9 +36,10 @@
  *          [--query-sets entries[,heads]] [--variants k,weights,candidates[,chunks] | all | none]
  *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
  *          [--diagnostics] [--match-row-budget N] [--cache .bench/libreoffice]
- * The default (en and de, 300 entry queries each, fusion variants) takes about 15 minutes on two
- * busy cores, nearly all of it ingestion (~4 min a language) and vector search (~0.5 s a query);
- * each further language or query set, and each chunk size per language, adds minutes.
+ * Six languages with `--variants none` took 8.5 minutes on two shared cores (2026-11-26): ~50 s of
+ * ingestion and ~10 s of queries (~15 ms per query and retriever) a language, ~6 s to index the
+ * BM25 peers. Fusion variants are arithmetic on the lists already fetched; each chunk size is
+ * another ingestion per `--chunk-languages` language.
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -53,6 +56,7 @@ import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService } from '../core/search/search.service.js';
 import { SqlParams } from '../core/shared/sql-params.js';
 import type { Language } from '../core/translation/translation.schema.js';
+import { type Bm25Peer, bm25Peer } from './bm25-peer.js';
 import {
   type HelpCollection,
   type QuerySet,
@@ -120,7 +124,19 @@ const TOP_K = 10;
 const MAX_CANDIDATES = 100;
 const DEFAULT_CHUNK_TARGET = 1000;
 const MODES = ['keyword', 'vector', 'hybrid'] as const;
-type Mode = (typeof MODES)[number];
+/** Lore's modes and the BM25 peer with and without the title field: everything scored per query. */
+const SYSTEMS = ['peer', 'peerText', ...MODES] as const;
+type System = (typeof SYSTEMS)[number];
+const SYSTEM_LABELS: Record<System, string> = {
+  peer: 'BM25 peer (MiniSearch)',
+  peerText: 'peer, text only',
+  keyword: 'keyword',
+  vector: 'vector',
+  hybrid: 'fused',
+};
+const METRICS = ['ndcg', 'mrr', 'recall'] as const;
+type Metric = (typeof METRICS)[number];
+const METRIC_LABELS: Record<Metric, string> = { ndcg: 'nDCG@10', mrr: 'MRR@10', recall: 'recall@10' };
 
 const silent = pino({ level: 'silent' });
 
@@ -199,6 +215,9 @@ async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<I
 interface Candidates {
   vector: string[];
   keyword: string[];
+  /** The BM25 peer over title and text, and over the text alone. */
+  peer: string[];
+  peerText: string[];
   /** Diagnostics: keyword search with the pages' own text-search configuration only. */
   keywordOwn: string[];
   /** Diagnostics: Lore's keyword query ranked by ts_rank_cd instead of ts_rank, every word selecting. */
@@ -239,6 +258,7 @@ interface Retrieved {
   /** Mean milliseconds per query of each retriever alone (SearchService in that mode). */
   vectorMs: number;
   keywordMs: number;
+  peerMs: number;
   /** Mean milliseconds per query of the default hybrid SearchService on the checked queries. */
   hybridMs: number;
   checked: number;
@@ -259,7 +279,13 @@ function chunkIds(results: QueryResultItem[], target: Ingested): string[] {
   });
 }
 
-async function retrieve(target: Ingested, language: string, queries: RetrievalQuery[]): Promise<Retrieved> {
+/** The BM25 peer over title and text, and over the text alone (Lore's keyword index has no title). */
+interface Peers {
+  peer: Bm25Peer;
+  peerText: Bm25Peer;
+}
+
+async function retrieve(target: Ingested, peers: Peers, language: string, queries: RetrievalQuery[]): Promise<Retrieved> {
   // top_k = minCandidates = MAX_CANDIDATES with factor 1: each retriever returns exactly the longest
   // candidate list any variant fuses, and fusing a single list keeps the retriever's order.
   const alone = (mode: 'vector' | 'keyword'): SearchService =>
@@ -272,6 +298,7 @@ async function retrieve(target: Ingested, language: string, queries: RetrievalQu
   const candidates: Candidates[] = [];
   let vectorMs = 0;
   let keywordMs = 0;
+  let peerMs = 0;
   let hybridMs = 0;
   const mismatches: string[] = [];
   const checked = Math.min(checkCount, queries.length);
@@ -281,8 +308,11 @@ async function retrieve(target: Ingested, language: string, queries: RetrievalQu
     const t1 = performance.now();
     const keyword = chunkIds((await keywordSearchService.query(target.ctx, request(target, q.query, MAX_CANDIDATES))).results, target);
     const t2 = performance.now();
+    const peer = peers.peer.search(q.query, MAX_CANDIDATES);
     vectorMs += t1 - t0;
     keywordMs += t2 - t1;
+    peerMs += performance.now() - t2;
+    const peerText = peers.peerText.search(q.query, MAX_CANDIDATES);
     const keywordOwn = values.diagnostics
       ? (
           await keywordSearch(target.db, {
@@ -294,7 +324,7 @@ async function retrieve(target: Ingested, language: string, queries: RetrievalQu
         ).map((h) => h.chunkId)
       : [];
     const keywordCoverDensity = values.diagnostics ? await keywordSearchCoverDensity(target.db, filter, q.query, MAX_CANDIDATES) : [];
-    const c = { vector, keyword, keywordOwn, keywordCoverDensity };
+    const c = { vector, keyword, peer, peerText, keywordOwn, keywordCoverDensity };
     candidates.push(c);
     if (i < checked) {
       const t3 = performance.now();
@@ -304,7 +334,7 @@ async function retrieve(target: Ingested, language: string, queries: RetrievalQu
     }
   }
   const n = queries.length || 1;
-  return { candidates, vectorMs: vectorMs / n, keywordMs: keywordMs / n, hybridMs: hybridMs / (checked || 1), checked, mismatches };
+  return { candidates, vectorMs: vectorMs / n, keywordMs: keywordMs / n, peerMs: peerMs / n, hybridMs: hybridMs / (checked || 1), checked, mismatches };
 }
 
 type FusionSettings = Pick<SearchOptions, 'fusion' | 'minCandidates' | 'candidateFactor'>;
@@ -318,17 +348,14 @@ function fuse(c: Candidates, options: FusionSettings, keyword = c.keyword): stri
     .map((f) => f.id);
 }
 
-interface PerQuery {
-  ndcg: number[];
-  recall: number[];
-}
+type PerQuery = Record<Metric, number[]>;
 
 /**
- * Binary-relevance nDCG@10 and recall@10 at document level: chunks map to their page and a page
- * counts at its first (best) rank, as a caller listing matching documents would show them.
+ * Binary-relevance nDCG@10, MRR@10 and recall@10 at document level: chunks map to their page and a
+ * page counts at its first (best) rank, as a caller listing matching documents would show them.
  */
 function score(run: { candidates: Candidates[]; queries: RetrievalQuery[]; pageOfChunk: Map<string, string> }, rank: (c: Candidates) => string[]): PerQuery {
-  const out: PerQuery = { ndcg: [], recall: [] };
+  const out: PerQuery = { ndcg: [], mrr: [], recall: [] };
   for (const [i, q] of run.queries.entries()) {
     const pages: string[] = [];
     for (const chunk of rank(run.candidates[i]!)) {
@@ -336,14 +363,15 @@ function score(run: { candidates: Candidates[]; queries: RetrievalQuery[]; pageO
       if (!pages.includes(page)) pages.push(page);
     }
     const { ndcg, recall } = rankingScore(pages, q.relevant, TOP_K);
+    const first = pages.slice(0, TOP_K).findIndex((p) => q.relevant.has(p));
     out.ndcg.push(ndcg);
+    out.mrr.push(first === -1 ? 0 : 1 / (first + 1));
     out.recall.push(recall);
   }
   return out;
 }
 
-const rankOf = (mode: Mode) => (c: Candidates): string[] =>
-  mode === 'vector' ? c.vector.slice(0, TOP_K) : mode === 'keyword' ? c.keyword.slice(0, TOP_K) : fuse(c, DEFAULT_SEARCH_OPTIONS);
+const rankOf = (system: System) => (c: Candidates): string[] => (system === 'hybrid' ? fuse(c, DEFAULT_SEARCH_OPTIONS) : c[system].slice(0, TOP_K));
 
 const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 /** Standard error of the mean of the paired differences b - a: whether two variants really differ. */
@@ -409,13 +437,14 @@ interface SetRun {
   retrieved: Retrieved;
   candidates: Candidates[];
   pageOfChunk: Map<string, string>;
-  modes: Record<Mode, PerQuery>;
+  modes: Record<System, PerQuery>;
 }
 
 interface LanguageRun {
   language: string;
   chunkTarget: number;
   stats: Ingested['stats'];
+  peerIndexSeconds: number;
   sets: SetRun[];
 }
 
@@ -429,29 +458,35 @@ async function run(help: HelpCollection, chunkTarget: number, sets: QuerySet[]):
   const target = await ingest(help, chunkTarget);
   try {
     const s = target.stats;
+    const t0 = performance.now();
+    const peers: Peers = {
+      peer: await bm25Peer(target.db, target.knowledgeBaseId, ['title', 'content']),
+      peerText: await bm25Peer(target.db, target.knowledgeBaseId, ['content']),
+    };
+    const peerIndexSeconds = (performance.now() - t0) / 1000;
     console.log(
       `${help.language}, chunk target ${chunkTarget}: ${help.pages.length} pages, ${s.documents} ready, ${s.notReady} not ready, ` +
-        `${s.chunks} chunks, ingested in ${fmt(s.storeSeconds + s.indexSeconds, 0)} s`,
+        `${s.chunks} chunks, ingested in ${fmt(s.storeSeconds + s.indexSeconds, 0)} s; BM25 peers indexed in ${fmt(peerIndexSeconds, 1)} s`,
     );
     const setRuns: SetRun[] = [];
     for (const set of sets) {
       const { queries, eligible } = sampleQueries(help.index, new Set(target.pageOfDocument.values()), { set, count: queryCount, seed, maxRelevant });
-      const retrieved = await retrieve(target, help.language, queries);
+      const retrieved = await retrieve(target, peers, help.language, queries);
       const base = { candidates: retrieved.candidates, queries, pageOfChunk: target.pageOfChunk };
-      const modes = Object.fromEntries(MODES.map((m) => [m, score(base, rankOf(m))])) as Record<Mode, PerQuery>;
+      const modes = Object.fromEntries(SYSTEMS.map((m) => [m, score(base, rankOf(m))])) as Record<System, PerQuery>;
       const english = englishQueries[set];
       const sameAsEnglish = queries.filter((q) => [...q.relevant].some((p) => english.has(`${p}\t${q.query.toLocaleLowerCase('und')}`))).length;
       setRuns.push({ set, eligible, sameAsEnglish, retrieved, ...base, modes });
       console.log(
         `  ${set}: ${queries.length} of ${eligible} eligible terms; nDCG@10 ` +
-          MODES.map((m) => `${m} ${fmt(mean(modes[m].ndcg))}`).join(', ') +
+          SYSTEMS.map((m) => `${SYSTEM_LABELS[m]} ${fmt(mean(modes[m].ndcg))}`).join(', ') +
           `; hybrid check ${retrieved.checked - retrieved.mismatches.length}/${retrieved.checked} identical`,
       );
       if (retrieved.mismatches.length) {
         console.log(`  WARNING: local fusion differs from SearchService (hybrid) for: ${retrieved.mismatches.slice(0, 5).join(' | ')}`);
       }
     }
-    return { language: help.language, chunkTarget, stats: s, sets: setRuns };
+    return { language: help.language, chunkTarget, stats: s, peerIndexSeconds, sets: setRuns };
   } finally {
     await target.close();
   }
@@ -482,18 +517,18 @@ for (const set of querySets) {
     `\n== Query set '${set}': relevant pages per query mean ${fmt(mean(sizes), 2)}, ` +
       `${fmt((100 * sizes.filter((n) => n === 1).length) / (sizes.length || 1), 0)}% exactly one.`,
   );
-  for (const metric of ['ndcg', 'recall'] as const) {
+  for (const metric of METRICS) {
     const rows = rowsOf.map(({ r, s }) => [
       r.language,
       String(r.stats.documents),
       String(s.queries.length),
       r.language === 'en' ? '-' : `${fmt((100 * s.sameAsEnglish) / (s.queries.length || 1), 0)}%`,
-      ...MODES.map((m) => fmt(mean(s.modes[m][metric]))),
+      ...SYSTEMS.map((m) => fmt(mean(s.modes[m][metric]))),
     ]);
-    rows.push(['mean', '', '', '', ...MODES.map((m) => fmt(mean(rowsOf.map(({ s }) => mean(s.modes[m][metric])))))]);
+    rows.push(['mean', '', '', '', ...SYSTEMS.map((m) => fmt(mean(rowsOf.map(({ s }) => mean(s.modes[m][metric])))))]);
     printTable(
-      `${metric === 'ndcg' ? 'nDCG@10' : 'recall@10'} (${set}; "as en": share of queries identical to an English index term of the page)`,
-      ['language', 'docs', 'queries', 'as en', ...MODES],
+      `${METRIC_LABELS[metric]} (${set}; "as en": share of queries identical to an English index term of the page)`,
+      ['language', 'docs', 'queries', 'as en', ...SYSTEMS.map((m) => SYSTEM_LABELS[m])],
       rows,
     );
   }
@@ -560,11 +595,11 @@ for (const set of querySets) {
     .sort((a, b) => a.language.localeCompare(b.language) || a.chunkTarget - b.chunkTarget);
   if (chunkRuns.some((r) => r.chunkTarget !== DEFAULT_CHUNK_TARGET)) {
     printTable(
-      `Chunk size (${set}; CHUNK_TARGET_CHARS, re-ingested): nDCG@10 per mode with default fusion, and hybrid recall@10`,
-      ['language', 'chunk target', 'chunks', ...MODES, 'hybrid recall'],
+      `Chunk size (${set}; CHUNK_TARGET_CHARS, re-ingested): nDCG@10 per system with default fusion, and hybrid recall@10`,
+      ['language', 'chunk target', 'chunks', ...SYSTEMS.map((m) => SYSTEM_LABELS[m]), 'hybrid recall'],
       chunkRuns.map((r) => {
         const s = r.sets.find((x) => x.set === set)!;
-        return [r.language, String(r.chunkTarget), String(r.stats.chunks), ...MODES.map((m) => fmt(mean(s.modes[m].ndcg))), fmt(mean(s.modes.hybrid.recall))];
+        return [r.language, String(r.chunkTarget), String(r.stats.chunks), ...SYSTEMS.map((m) => fmt(mean(s.modes[m].ndcg))), fmt(mean(s.modes.hybrid.recall))];
       }),
     );
   }
@@ -572,7 +607,7 @@ for (const set of querySets) {
 
 printTable(
   'Ingestion: documents.ingest for every page, then engine.drain() (one job at a time)',
-  ['language', 'chunk target', 'docs', 'chunks', 'store s', 'index s', 'chunks/s', 'docs/s'],
+  ['language', 'chunk target', 'docs', 'chunks', 'store s', 'index s', 'chunks/s', 'docs/s', 'BM25 peers s'],
   runs.map((r) => {
     const total = r.stats.storeSeconds + r.stats.indexSeconds;
     return [
@@ -584,16 +619,40 @@ printTable(
       fmt(r.stats.indexSeconds, 1),
       fmt(r.stats.chunks / total, 1),
       fmt(r.stats.documents / total, 1),
+      fmt(r.peerIndexSeconds, 1),
     ];
   }),
 );
 
 printTable(
-  'Query latency, ms per query, sequential (vector, keyword: alone, 100 candidates; hybrid: default options, checked queries only)',
-  ['language', 'chunk target', 'query set', 'vector', 'keyword', 'hybrid'],
+  'Query latency, ms per query, sequential (vector, keyword, BM25 peer over title and text: alone, 100 candidates; hybrid: default options, checked queries only)',
+  ['language', 'chunk target', 'query set', 'vector', 'keyword', 'BM25 peer', 'hybrid'],
   runs.flatMap((r) =>
-    r.sets.map((s) => [r.language, String(r.chunkTarget), s.set, fmt(s.retrieved.vectorMs, 0), fmt(s.retrieved.keywordMs, 0), fmt(s.retrieved.hybridMs, 0)]),
+    r.sets.map((s) => [
+      r.language,
+      String(r.chunkTarget),
+      s.set,
+      fmt(s.retrieved.vectorMs, 0),
+      fmt(s.retrieved.keywordMs, 0),
+      fmt(s.retrieved.peerMs, 1),
+      fmt(s.retrieved.hybridMs, 0),
+    ]),
   ),
 );
+
+// Last, so a run's headline figures are at the end of its log.
+for (const set of querySets) {
+  const perLanguage = main.map((r) => ({ language: r.language, modes: r.sets.find((x) => x.set === set)!.modes }));
+  printTable(
+    `Summary (${set}): Lore's keyword, vector and fused search against a plain BM25 on the same chunks, at document level`,
+    ['language', 'metric', ...SYSTEMS.map((m) => SYSTEM_LABELS[m])],
+    [
+      ...perLanguage.flatMap(({ language, modes }) =>
+        METRICS.map((metric) => [language, METRIC_LABELS[metric], ...SYSTEMS.map((m) => fmt(mean(modes[m][metric])))]),
+      ),
+      ...METRICS.map((metric) => ['mean', METRIC_LABELS[metric], ...SYSTEMS.map((m) => fmt(mean(perLanguage.map(({ modes }) => mean(modes[m][metric])))))]),
+    ],
+  );
+}
 
 console.log(`\nTotal ${fmt((performance.now() - started) / 1000, 0)} s.`);
