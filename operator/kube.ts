@@ -10,6 +10,7 @@ import {
   PatchStrategy,
   type V1Lease,
   type V1ObjectMeta,
+  type V1OwnerReference,
   type V1Secret,
   setHeaderOptions,
 } from '@kubernetes/client-node';
@@ -104,6 +105,11 @@ export class KubeApi {
       { group: GROUP, version: VERSION, plural, ...ref, body: { metadata: { finalizers, resourceVersion } } },
       mergePatch,
     );
+  }
+
+  /** Replaces the owner references (their list is the operator's to extend; a merge patch replaces lists whole). */
+  async setOwnerReferences(plural: string, ref: ObjectRef, ownerReferences: V1OwnerReference[]): Promise<void> {
+    await this.custom.patchNamespacedCustomObject({ group: GROUP, version: VERSION, plural, ...ref, body: { metadata: { ownerReferences } } }, mergePatch);
   }
 
   /** Writes `.status` through the status subresource (a merge patch: the fields given replace the stored ones). */

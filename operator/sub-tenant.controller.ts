@@ -60,6 +60,12 @@ export class SubTenantController implements Controller {
     const finish = (requeueAfterMs?: number) => publish(this.deps, this.plural, subTenant, results, status, notes).then(() => (requeueAfterMs === undefined ? undefined : { requeueAfterMs }));
 
     const parent = await this.deps.kube.getResource<TenantResource>('tenants', { namespace: ref.namespace, name: subTenant.spec.tenantRef.name });
+    const owners = subTenant.metadata.ownerReferences ?? [];
+    if (parent && !owners.some((owner) => owner.uid === parent.metadata.uid)) {
+      // Owned by its Tenant: deleting the Tenant deletes its SubTenants (each through its own finalizer).
+      const owner = { apiVersion: parent.apiVersion!, kind: parent.kind!, name: parent.metadata.name, uid: parent.metadata.uid };
+      await this.deps.kube.setOwnerReferences(this.plural, ref, [...owners, owner]);
+    }
     const tenant = parent && !parent.metadata.deletionTimestamp ? await this.deps.platform.findTenant(parent.metadata.uid) : undefined;
     if (!tenant) {
       results.push(['TenantSynced', { status: 'Unknown', reason: 'TenantNotReady', message: `Tenant ${subTenant.spec.tenantRef.name} does not exist or has no Lore tenant yet.` }]);

@@ -17,7 +17,6 @@ export type ConfigLevel = (typeof CONFIG_LEVELS)[number];
 
 type Field = keyof TranslationConfig;
 
-/** What applies where nothing is set: translate queries, translate responses when asked, never fail a query over translation. */
 /**
  * A language is one of a knowledge base's languages, for query translation, when at least this
  * share of its indexed documents is in it: a handful of stray documents (or misdetected ones)
@@ -25,6 +24,7 @@ type Field = keyof TranslationConfig;
  */
 export const MIN_LANGUAGE_SHARE = 0.1;
 
+/** What applies where nothing is set: translate queries, translate responses when asked, never fail a query over translation. */
 export const INSTANCE_DEFAULT: Required<Omit<TranslationConfig, 'preferred_language'>> = {
   query_translation: 'auto',
   response_translation: 'on_request',

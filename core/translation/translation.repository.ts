@@ -32,9 +32,8 @@ export async function storeTranslations(db: Queryable, scope: Scope, entries: Ar
   ]);
 }
 
-/** The languages of each knowledge base's indexed documents (as detected at ingestion). */
 /**
- * The languages of each knowledge base's indexed documents that hold at least `minShare` of them
+ * The languages of each knowledge base's indexed documents (as detected at ingestion) that hold at least `minShare` of them
  * (0..1), so a few stray documents do not make a language of the knowledge base.
  */
 export async function documentLanguages(

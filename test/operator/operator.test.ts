@@ -157,6 +157,7 @@ for (const database of testDatabases()) {
 
       // The MCP client's credentials get a token from Lore's authorization server.
       assert.equal((await mcpToken(app, kube, 'acme-lore-mcp-client')).status, 200);
+      await operator.idle(); // events are recorded after the status
       const events = kube.list('events.k8s.io', 'v1', 'events', NS) as Array<{ reason?: string }>;
       assert.ok(events.some((e) => e.reason === 'TenantCreated'), 'a TenantCreated event');
     });
@@ -244,6 +245,7 @@ for (const database of testDatabases()) {
       const refused = await client(app.url, key)('POST', '/v1/query', { query: 'hello', knowledge_base_ids: [kb.body.id] });
       assert.equal(refused.status, 402);
       assert.equal(refused.body.error, 'payment_required');
+      await operator.idle(); // events are recorded after the status
       const events = kube.list('events.k8s.io', 'v1', 'events', NS) as Array<{ reason?: string; note?: string }>;
       assert.ok(events.some((e) => e.reason === 'TenantUpdated' && e.note?.includes('plan')));
     });
@@ -294,12 +296,19 @@ for (const database of testDatabases()) {
     it('deleting a Tenant removes its MCP client and the Lore tenant with its data, then releases the finalizer', async () => {
       const { operator } = startOperator('replica-a');
       await operator.start();
-      kube.put(tenantObject('gone', { displayName: 'Gone', plan: 'standard' }));
+      kube.put(tenantObject('gone', { displayName: 'Gone', plan: 'enterprise' }));
+      kube.put(subTenantObject('gone-sub', { tenantRef: { name: 'gone' }, name: 'Gone sub' }));
       const tenant = await waitFor('Ready', readyTenant(kube, 'gone'));
+      const sub = await waitFor('the SubTenant Ready', () => {
+        const o = kube.get(GROUP, VERSION, 'subtenants', NS, 'gone-sub');
+        return conditionsOf(o).get('Ready')?.status === 'True' ? o : undefined;
+      });
+      assert.equal(sub.metadata?.ownerReferences?.[0]?.uid, tenant.metadata?.uid, 'owned by its Tenant');
       const tenantId = (tenant as { status: { tenantId: string } }).status.tenantId;
       const key = secretValue(kube, 'gone-lore-api-key', 'api-key')!;
       assert.equal(kube.remove(GROUP, VERSION, 'tenants', NS, 'gone'), 'terminating', 'the finalizer holds it');
       await waitFor('the Tenant to be gone', () => (kube.get(GROUP, VERSION, 'tenants', NS, 'gone') ? undefined : true));
+      await waitFor('its SubTenant to be collected', () => (kube.get(GROUP, VERSION, 'subtenants', NS, 'gone-sub') ? undefined : true));
       await assert.rejects(app.services.tenants.get(tenantScope(tenantId)), /not found/i);
       assert.equal((await client(app.url, key)('GET', '/v1/knowledge-bases')).status, 401);
       assert.equal(kube.get('', 'v1', 'secrets', NS, 'gone-lore-api-key'), undefined);
