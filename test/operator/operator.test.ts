@@ -255,6 +255,8 @@ for (const database of testDatabases()) {
       await operator.start();
       kube.put(tenantObject('drift', { displayName: 'Drift', plan: 'standard' }));
       await waitFor('Ready', readyTenant(kube, 'drift'));
+      // A reconcile still running (the status write's own event) would find the Secret it read gone and write it back as it was.
+      await operator.idle();
       const oldKey = secretValue(kube, 'drift-lore-api-key', 'api-key')!;
       const oldClient = secretValue(kube, 'drift-lore-mcp-client', 'client-id')!;
       kube.remove('', 'v1', 'secrets', NS, 'drift-lore-api-key');
