@@ -53,3 +53,9 @@ export const errors = {
   invalid: (field: string, message: string) => new ValidationError([{ field, message }]),
   unavailable: (code: string, message: string) => new AppError(503, code, message),
 };
+
+/** For a removal that may find its target already gone: a 404 AppError is fine, anything else is thrown again. */
+export function ignoreNotFound(err: unknown): undefined {
+  if (err instanceof AppError && err.status === 404) return undefined;
+  throw err;
+}

@@ -1,3 +1,4 @@
+import { ignoreNotFound } from '../core/errors.js';
 import type { OAuthClientService } from '../core/oauth/oauth-client.service.js';
 import type { IdentityProvider, McpClientCredentials, McpClientSpec } from './identity-provider.js';
 
@@ -38,8 +39,6 @@ export class LoreIdentityProvider implements IdentityProvider {
   }
 
   async deleteClient(clientId: string): Promise<void> {
-    await this.clients.revoke(clientId).catch((err: unknown) => {
-      if (!(err instanceof Error && 'status' in err && err.status === 404)) throw err;
-    });
+    await this.clients.revoke(clientId).catch(ignoreNotFound);
   }
 }

@@ -1,5 +1,5 @@
-import { AppError } from '../core/errors.js';
-import { type CreateSubTenantInput, createSubTenantSchema } from '../core/sub-tenants/sub-tenant.schema.js';
+import { ignoreNotFound } from '../core/errors.js';
+import { type CreateSubTenantInput, LIMIT_FIELDS, createSubTenantSchema } from '../core/sub-tenants/sub-tenant.schema.js';
 import type { ConditionResult } from './conditions.js';
 import {
   type Controller,
@@ -33,8 +33,7 @@ export function subTenantNames(subTenant: Pick<SubTenantResource, 'metadata'>) {
 /** The sub-tenant's record as the resource asks: its limits are the platform team's (unset: none of its own). */
 function desiredSubTenant(spec: SubTenantSpec): CreateSubTenantInput {
   const limits = snakeKeys(spec.limits ?? {});
-  const all = ['max_total_chunks', 'max_knowledge_bases', 'max_documents', 'max_document_size_bytes', 'query_rate_limit_per_min', 'included_queries_per_period', 'storage_quota_bytes', 'per_user_rate_limit_per_min'];
-  return { name: spec.name, ...(spec.externalId ? { external_id: spec.externalId } : {}), ...Object.fromEntries(all.map((f) => [f, limits[f] ?? null])) };
+  return { name: spec.name, ...(spec.externalId ? { external_id: spec.externalId } : {}), ...Object.fromEntries(LIMIT_FIELDS.map((f) => [f, limits[f] ?? null])) };
 }
 
 /**
@@ -132,10 +131,8 @@ export class SubTenantController implements Controller {
     if (!(subTenant.metadata.finalizers ?? []).includes(FINALIZER)) return;
     const { tenantId, subTenantId } = subTenant.status ?? {};
     if (tenantId && subTenantId) {
-      await this.deps.platform.removeSubTenant(tenantId, subTenantId).catch((err: unknown) => {
-        // Gone already, with its tenant or by hand: nothing left to remove.
-        if (!(err instanceof AppError && err.status === 404)) throw err;
-      });
+      // Gone already, with its tenant or by hand: nothing left to remove.
+      await this.deps.platform.removeSubTenant(tenantId, subTenantId).catch(ignoreNotFound);
     }
     await this.deps.kube.deleteSecret({ namespace: subTenant.metadata.namespace, name: subTenantNames(subTenant).apiKeySecret });
     await recordEvent(this.deps, subTenant, { type: 'Normal', reason: 'SubTenantDeleted', message: subTenantId ? `Deleted Lore sub-tenant ${subTenantId} and its data.` : 'No Lore sub-tenant was left to delete.' });

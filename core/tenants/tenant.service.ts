@@ -1,6 +1,6 @@
 import type { BillingPeriodService } from '../billing/billing-period.service.js';
 import type { Database } from '../db/database.js';
-import { AppError, errors } from '../errors.js';
+import { AppError, errors, ignoreNotFound } from '../errors.js';
 import type { PortalAccountService } from '../portal/portal-account.service.js';
 import type { ApiKeyService, IssuedKey } from '../keys/api-key.service.js';
 import { isUuid } from '../shared/ids.js';
@@ -85,8 +85,6 @@ export class TenantService {
 
   /** Revokes a key the tenant no longer needs; one already revoked is fine. */
   async revokeKey(scope: Scope, keyId: string): Promise<void> {
-    await this.keys.revoke(scope, keyId).catch((err: unknown) => {
-      if (!(err instanceof AppError && err.status === 404)) throw err;
-    });
+    await this.keys.revoke(scope, keyId).catch(ignoreNotFound);
   }
 }
