@@ -26,11 +26,18 @@ function isOwnedBy(secret: V1Secret, owner: CustomResource<unknown, unknown>): b
 
 /**
  * Makes the Secret `name` in the owner's namespace hold exactly `values`, owned by the resource (so
- * Kubernetes deletes it with the resource). Writes nothing when it already does; true when it wrote.
+ * Kubernetes deletes it with the resource). `existing` is the Secret as the caller read it (the
+ * replace carries its resourceVersion, so a change since fails and is retried). Writes nothing when
+ * it already holds them; true when it wrote.
  */
-export async function ensureSecret(kube: KubeApi, owner: CustomResource<unknown, unknown>, name: string, values: Record<string, string>): Promise<boolean> {
+export async function ensureSecret(
+  kube: KubeApi,
+  owner: CustomResource<unknown, unknown>,
+  name: string,
+  existing: V1Secret | undefined,
+  values: Record<string, string>,
+): Promise<boolean> {
   const ref = { namespace: owner.metadata.namespace, name };
-  const existing = await kube.getSecret(ref);
   const current = secretValues(existing);
   const same = existing && isOwnedBy(existing, owner) && Object.keys(current).length === Object.keys(values).length && Object.entries(values).every(([k, v]) => current[k] === v);
   if (same) return false;
@@ -67,7 +74,8 @@ export async function ensureApiKeySecret(params: {
   previousKeyId?: string | undefined;
 }): Promise<{ keyId: string; changed: boolean }> {
   const { kube, platform, owner, secretName, scope } = params;
-  const stored = secretValues(await kube.getSecret({ namespace: owner.metadata.namespace, name: secretName }));
+  const existing = await kube.getSecret({ namespace: owner.metadata.namespace, name: secretName });
+  const stored = secretValues(existing);
   const storedId = stored[API_KEY_SECRET_KEYS.keyId];
   const storedKey = stored[API_KEY_SECRET_KEYS.apiKey];
   let key = params.fresh;
@@ -79,7 +87,7 @@ export async function ensureApiKeySecret(params: {
   }
   const values: Record<string, string> = { [API_KEY_SECRET_KEYS.apiKey]: key.key, [API_KEY_SECRET_KEYS.keyId]: key.id, [API_KEY_SECRET_KEYS.tenantId]: scope.tenantId };
   if (scope.subTenantId) values[API_KEY_SECRET_KEYS.subTenantId] = scope.subTenantId;
-  const written = await ensureSecret(kube, owner, secretName, values);
+  const written = await ensureSecret(kube, owner, secretName, existing, values);
   if (issued) {
     for (const old of new Set([storedId, params.previousKeyId])) if (old && old !== key.id) await platform.revokeKey(scope, old);
   }

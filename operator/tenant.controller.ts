@@ -154,14 +154,15 @@ export class TenantController implements Controller {
 
     // 4. The MCP OAuth client, with its credentials in a Secret.
     try {
-      const stored = secretValues(await this.deps.kube.getSecret({ namespace: tenant.metadata.namespace, name: names.oauthSecret }));
+      const existing = await this.deps.kube.getSecret({ namespace: tenant.metadata.namespace, name: names.oauthSecret });
+      const stored = secretValues(existing);
       const [clientId, clientSecret, tokenUrl] = [stored[OAUTH_SECRET_KEYS.clientId], stored[OAUTH_SECRET_KEYS.clientSecret], stored[OAUTH_SECRET_KEYS.tokenUrl]];
       const current: McpClientCredentials | undefined = clientId && clientSecret && tokenUrl ? { clientId, clientSecret, tokenUrl } : undefined;
       const { credentials, changed } = await this.deps.identity.ensureClient(
         { clientId: names.clientId, displayName: `Lore MCP: ${tenant.spec.displayName}`, tenantId: record.id, subTenantId: null, scopes: OAUTH_SCOPES, audiences: this.deps.mcpAudiences },
         current,
       );
-      const written = await ensureSecret(this.deps.kube, tenant, names.oauthSecret, {
+      const written = await ensureSecret(this.deps.kube, tenant, names.oauthSecret, existing, {
         [OAUTH_SECRET_KEYS.clientId]: credentials.clientId,
         [OAUTH_SECRET_KEYS.clientSecret]: credentials.clientSecret,
         [OAUTH_SECRET_KEYS.tokenUrl]: credentials.tokenUrl,
