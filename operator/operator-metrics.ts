@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { createRegistry } from '../runtime/prometheus.domain-metrics.js';
 
 /** What the operator exports on `/metrics` (labels: the resource kind and the result; never object names). */
 export interface OperatorMetrics {
@@ -10,8 +11,7 @@ export interface OperatorMetrics {
 }
 
 export function createOperatorMetrics(): OperatorMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = createRegistry();
   const reconciles = new Counter({
     name: 'lore_operator_reconcile_total',
     help: 'Reconciles by resource kind and result (success, error, requeue).',
