@@ -96,7 +96,11 @@ const VARIABLES: Record<Variable, VariableDoc> = {
   },
   VECTOR_SEARCH_THREADS: { group: 'Search indexes', meaning: '`flat`: threads a scan may use (`0`: every core but one).' },
   VECTOR_EXACT_SCAN_THRESHOLD: { group: 'Search indexes', meaning: '`pgvector`: searches over at most this many chunks scan exactly instead of walking the HNSW graph.' },
-  HNSW_EF_SEARCH: { group: 'Search indexes', meaning: "`pgvector` and `qdrant`: the HNSW candidate list (accuracy against speed; see [performance](performance.md))." },
+  VECTOR_GRAPH_MIN_ROWS: {
+    group: 'Search indexes',
+    meaning: '`flat`: knowledge bases and corpora of at least this many chunks of dense vectors (a neural embedder\'s) are searched through an HNSW graph instead of an exact scan (`0`: never).',
+  },
+  HNSW_EF_SEARCH: { group: 'Search indexes', meaning: "`pgvector`, `qdrant` and the `flat` index's graphs: the HNSW candidate list (accuracy against speed; see [performance](performance.md))." },
   QDRANT_URL: { group: 'Search indexes', meaning: '`qdrant`: the Qdrant server\'s REST URL, e.g. `http://qdrant:6333`.' },
   QDRANT_API_KEY: { group: 'Search indexes', meaning: '`qdrant`: its API key, if it requires one.' },
   QDRANT_COLLECTION_PREFIX: { group: 'Search indexes', meaning: '`qdrant`: the start of every collection name Lore uses (several instances can share a server).' },

@@ -74,6 +74,7 @@ export const envSchema = z.object({
   KEYWORD_INDEX: z.enum(['flat', 'postgres']).optional(),
   VECTOR_SEARCH_THREADS: z.coerce.number().int().min(0).max(256).default(0),
   VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(4_000),
+  VECTOR_GRAPH_MIN_ROWS: z.coerce.number().int().min(0).default(20_000),
   HNSW_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(400),
   BILLING_ENABLED: boolFromEnv.default(true),
   DPA_CURRENT_VERSION: z.coerce.number().int().min(1).default(1),
@@ -190,13 +191,16 @@ export interface Config {
   /**
    * `flat`: every vector in this process's memory, int8, searched exactly (the embedded default:
    * one process owns the database); `pgvector`: HNSW indexes in the database (the server default,
-   * shared by API replicas). The threshold and ef_search tune pgvector, the threads the flat scan.
+   * shared by API replicas). The threshold tunes pgvector, the threads the flat scan, ef_search
+   * every HNSW graph; graphMinRows is the size from which the flat index gives a knowledge base's
+   * (or corpus's) dense vectors a graph (0: never).
    */
   vectorIndex: {
     kind: 'flat' | 'pgvector' | 'qdrant';
     exactScanThreshold: number;
     efSearch: number;
     searchThreads: number;
+    graphMinRows: number;
     /** `qdrant`: where it is and how new collections are built. */
     qdrant?: { url: string; apiKey: string | undefined; prefix: string; m: number; efConstruct: number; quantization: 'none' | 'scalar' };
   };
@@ -429,6 +433,7 @@ export function loadConfig(env: Env = process.env): Config {
       exactScanThreshold: e.VECTOR_EXACT_SCAN_THRESHOLD,
       efSearch: e.HNSW_EF_SEARCH,
       searchThreads: e.VECTOR_SEARCH_THREADS,
+      graphMinRows: e.VECTOR_GRAPH_MIN_ROWS,
       ...(vectorIndex === 'qdrant'
         ? {
             qdrant: {

@@ -13,6 +13,7 @@ import { CompositeTranslator } from '../core/adapters/composite.translator.js';
 import { DeepLTranslator } from '../core/adapters/deepl.translator.js';
 import { FlatKeywordIndex } from '../core/adapters/flat-index/flat.keyword-index.js';
 import { FlatVectorIndex } from '../core/adapters/flat-index/flat.vector-index.js';
+import { DEFAULT_GRAPH_POLICY } from '../core/adapters/flat-index/vector-graph.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { LibreTranslateTranslator } from '../core/adapters/libretranslate.translator.js';
 import { OpenAiEmbedder } from '../core/adapters/openai.embedder.js';
@@ -60,7 +61,8 @@ export function createVectorIndex(db: Database, config: AdapterConfig, embedder:
   if (v.kind !== 'flat') return new PgVectorIndex(db, v);
   // While the flat index loads, the database searches exactly, with no HNSW indexes to keep up.
   const loading = new PgVectorIndex(db, { graphs: false });
-  return new FlatVectorIndex(db, embedder.id, loading, log.child({ component: 'vector-index' }), { threads: v.searchThreads, keywords: config.keywordIndex === 'flat' });
+  const graph = v.graphMinRows > 0 ? { ...DEFAULT_GRAPH_POLICY, minRows: v.graphMinRows, expansionSearch: v.efSearch } : null;
+  return new FlatVectorIndex(db, embedder.id, loading, log.child({ component: 'vector-index' }), { threads: v.searchThreads, keywords: config.keywordIndex === 'flat', graph });
 }
 
 /** The keyword search the configuration asks for: in memory over a flat vector index's lexemes, or in the database. */

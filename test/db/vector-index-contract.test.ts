@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { FlatVectorIndex } from '../../core/adapters/flat-index/flat.vector-index.js';
+import { DEFAULT_GRAPH_POLICY } from '../../core/adapters/flat-index/vector-graph.js';
 import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import { QdrantVectorIndex } from '../../core/adapters/qdrant/qdrant.vector-index.js';
@@ -35,6 +36,17 @@ const ADAPTERS: Adapter[] = [
     make: async (db) => {
       // Every segment on a worker thread, as large ones are in production.
       const index = new FlatVectorIndex(db, embedder.id, new PgVectorIndex(db, { graphs: false }), silent, { threads: 1, workerMinBytes: 0 });
+      await index.start();
+      await index.loaded;
+      return { index, close: () => index.close() };
+    },
+  },
+  {
+    name: 'flat, every segment searched through an HNSW graph',
+    make: async (db) => {
+      // The lexical embedder's vectors are sparse: a density of 0 lets them have a graph anyway.
+      const graph = { ...DEFAULT_GRAPH_POLICY, minRows: 1, minDensity: 0 };
+      const index = new FlatVectorIndex(db, embedder.id, new PgVectorIndex(db, { graphs: false }), silent, { threads: 1, graph });
       await index.start();
       await index.loaded;
       return { index, close: () => index.close() };

@@ -1,17 +1,11 @@
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type * as UsearchModule from 'usearch';
 import { siblingModule, typescriptWorkerSource } from '../../../shared/typescript-worker.js';
 import type { ScanMatches } from './column-scan.js';
+import { usearch } from './usearch.js';
 import type { ScanReply, ScannerMessage } from './vector-scan.worker.js';
 
 export type { ScanMatches } from './column-scan.js';
-
-const require = createRequire(import.meta.url);
-// usearch's ES module build cannot find its native binary (it walks up from an empty directory
-// name forever); its CommonJS build can.
-const usearch = require('usearch') as typeof UsearchModule;
 
 /** The exact int8 cosine scan for the `count` nearest rows, on this thread (usearch: SIMD over row-major rows). */
 export function scanNow(dataset: Int8Array, query: Int8Array, dimensions: number, count: number, threads: number): ScanMatches {
