@@ -100,7 +100,20 @@ const VARIABLES: Record<Variable, VariableDoc> = {
     group: 'Search indexes',
     meaning: '`flat`: knowledge bases and corpora of at least this many chunks of dense vectors (a neural embedder\'s) are searched through an HNSW graph instead of an exact scan (`0`: never).',
   },
-  HNSW_EF_SEARCH: { group: 'Search indexes', meaning: "`pgvector`, `qdrant` and the `flat` index's graphs: the HNSW candidate list (accuracy against speed; see [performance](performance.md))." },
+  VECTOR_GRAPH_EF_SEARCH: {
+    group: 'Search indexes',
+    meaning: "`flat`: the graphs' HNSW candidate list (accuracy against speed; see [performance](performance.md)).",
+  },
+  VECTOR_SNAPSHOT_DIR: {
+    group: 'Search indexes',
+    meaning: "`flat`: where snapshots of the in-memory index are kept, so a restart reads them back (checked, then brought up to date from the tables) instead of rebuilding from the tables; `off`: none.",
+    default: '`$DATA_DIR/vector-index` in the embedded topology, else none',
+  },
+  VECTOR_SNAPSHOT_INTERVAL_SECONDS: {
+    group: 'Search indexes',
+    meaning: '`flat`: how often a snapshot is taken while the index changes (`0`: only at shutdown). A crash loses nothing: what changed since the last snapshot is read from the tables at the next start.',
+  },
+  HNSW_EF_SEARCH: { group: 'Search indexes', meaning: "`pgvector` and `qdrant`: the HNSW candidate list (accuracy against speed; see [performance](performance.md))." },
   QDRANT_URL: { group: 'Search indexes', meaning: '`qdrant`: the Qdrant server\'s REST URL, e.g. `http://qdrant:6333`.' },
   QDRANT_API_KEY: { group: 'Search indexes', meaning: '`qdrant`: its API key, if it requires one.' },
   QDRANT_COLLECTION_PREFIX: { group: 'Search indexes', meaning: '`qdrant`: the start of every collection name Lore uses (several instances can share a server).' },

@@ -74,7 +74,10 @@ export const envSchema = z.object({
   KEYWORD_INDEX: z.enum(['flat', 'postgres']).optional(),
   VECTOR_SEARCH_THREADS: z.coerce.number().int().min(0).max(256).default(0),
   VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(4_000),
-  VECTOR_GRAPH_MIN_ROWS: z.coerce.number().int().min(0).default(20_000),
+  VECTOR_GRAPH_MIN_ROWS: z.coerce.number().int().min(0).default(100_000),
+  VECTOR_GRAPH_EF_SEARCH: z.coerce.number().int().min(10).max(4000).default(800),
+  VECTOR_SNAPSHOT_DIR: z.string().min(1).optional(),
+  VECTOR_SNAPSHOT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(900),
   HNSW_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(400),
   BILLING_ENABLED: boolFromEnv.default(true),
   DPA_CURRENT_VERSION: z.coerce.number().int().min(1).default(1),
@@ -191,9 +194,9 @@ export interface Config {
   /**
    * `flat`: every vector in this process's memory, int8, searched exactly (the embedded default:
    * one process owns the database); `pgvector`: HNSW indexes in the database (the server default,
-   * shared by API replicas). The threshold tunes pgvector, the threads the flat scan, ef_search
-   * every HNSW graph; graphMinRows is the size from which the flat index gives a knowledge base's
-   * (or corpus's) dense vectors a graph (0: never).
+   * shared by API replicas). The threshold and ef_search tune pgvector (and Qdrant), the threads
+   * the flat scan; graphMinRows is the size from which the flat index gives a knowledge base's (or
+   * corpus's) dense vectors an HNSW graph (0: never), searched with graphEfSearch candidates.
    */
   vectorIndex: {
     kind: 'flat' | 'pgvector' | 'qdrant';
@@ -201,6 +204,10 @@ export interface Config {
     efSearch: number;
     searchThreads: number;
     graphMinRows: number;
+    graphEfSearch: number;
+    /** `flat`: where its snapshots go (none: every start reads the tables), and how often one is taken while things change (0: at shutdown only). */
+    snapshotDir: string | undefined;
+    snapshotIntervalSeconds: number;
     /** `qdrant`: where it is and how new collections are built. */
     qdrant?: { url: string; apiKey: string | undefined; prefix: string; m: number; efConstruct: number; quantization: 'none' | 'scalar' };
   };
@@ -434,6 +441,16 @@ export function loadConfig(env: Env = process.env): Config {
       efSearch: e.HNSW_EF_SEARCH,
       searchThreads: e.VECTOR_SEARCH_THREADS,
       graphMinRows: e.VECTOR_GRAPH_MIN_ROWS,
+      graphEfSearch: e.VECTOR_GRAPH_EF_SEARCH,
+      snapshotDir:
+        e.VECTOR_SNAPSHOT_DIR === 'off'
+          ? undefined
+          : e.VECTOR_SNAPSHOT_DIR
+            ? path.resolve(e.VECTOR_SNAPSHOT_DIR)
+            : database.kind === 'embedded'
+              ? path.resolve(e.DATA_DIR, 'vector-index')
+              : undefined,
+      snapshotIntervalSeconds: e.VECTOR_SNAPSHOT_INTERVAL_SECONDS,
       ...(vectorIndex === 'qdrant'
         ? {
             qdrant: {

@@ -55,7 +55,12 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
   const config = loadConfig({ JOB_LEASE_SECONDS: '5', MAIL_DIR: path.join(os.tmpdir(), `lore-test-mail-${process.pid}`), ...options.env });
   const log = options.log ?? pino({ level: 'silent' });
   // Each database gets the vector index its topology defaults to: in-process on PGlite, the database's on a server.
-  const vectorIndex = { ...config.vectorIndex, kind: options.env?.VECTOR_INDEX === undefined ? (db.kind === 'embedded' ? 'flat' : 'pgvector') : config.vectorIndex.kind } as const;
+  // Snapshots only where a test asks for them (the default would be ./data, shared by every test app).
+  const vectorIndex = {
+    ...config.vectorIndex,
+    kind: options.env?.VECTOR_INDEX === undefined ? (db.kind === 'embedded' ? 'flat' : 'pgvector') : config.vectorIndex.kind,
+    snapshotDir: options.env?.VECTOR_SNAPSHOT_DIR === undefined ? undefined : config.vectorIndex.snapshotDir,
+  } as const;
   // Each app has its registry, as each server process does.
   const registry = createRegistry();
   const runtime = await createRuntime(

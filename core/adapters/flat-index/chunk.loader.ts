@@ -100,6 +100,37 @@ export class ChunkLoader {
     return read;
   }
 
+  /** The database's clock, the time a snapshot is taken at (see FlatVectorIndex.snapshot). */
+  async now(): Promise<Date> {
+    const { rows } = await this.db.query<{ now: Date }>('SELECT clock_timestamp() AS now');
+    return new Date(rows[0]!.now);
+  }
+
+  /**
+   * Every ready document's id, and whether it became ready at or after `since` (a snapshot taken
+   * then may hold an older state of it, or none).
+   */
+  async readyDocuments(since: Date): Promise<Array<{ id: string; changed: boolean }>> {
+    const { rows } = await this.db.query<{ id: string; changed: boolean }>(
+      "SELECT id, updated_at >= $1 AS changed FROM documents WHERE status = 'ready'",
+      [since],
+    );
+    return rows;
+  }
+
+  /**
+   * Every corpus record with chunks of the embedder in use, and whether any of its chunks was
+   * written at or after `since` (reloading a record rewrites them all).
+   */
+  async corpusRecords(since: Date): Promise<Array<{ corpusId: string; recordId: string; changed: boolean }>> {
+    const { rows } = await this.db.query<{ corpus_id: string; source_record_id: string; changed: boolean }>(
+      `SELECT corpus_id, source_record_id, max(created_at) >= $2 AS changed FROM platform_chunks
+       WHERE embedder = $1 GROUP BY corpus_id, source_record_id`,
+      [this.embedderId, since],
+    );
+    return rows.map((r) => ({ corpusId: r.corpus_id, recordId: r.source_record_id, changed: r.changed }));
+  }
+
   /**
    * Reads corpus chunks of the embedder in use (all, or those of these records of one corpus),
    * handing each record to `put` with its chunks; returns the chunks read.

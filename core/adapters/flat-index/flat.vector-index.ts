@@ -16,7 +16,8 @@ import {
 import { withFrequencies, wordSelections } from '../../search/search-sql.js';
 import { ChunkLoader } from './chunk.loader.js';
 import { VectorScanner } from './scan/vector-scanner.js';
-import { type IndexedDocument, type IndexedRecord, type Owner, Segment, quantize } from './segment.js';
+import { type IndexedDocument, type IndexedRecord, type Owner, Segment, type SegmentSetup, quantize } from './segment.js';
+import { InvalidSnapshot, type SegmentGroup, type SnapshotSegment, SnapshotStore } from './snapshot.js';
 import { DEFAULT_GRAPH_POLICY, type GraphPolicy } from './vector-graph.js';
 
 export interface FlatVectorIndexOptions {
@@ -37,6 +38,19 @@ export interface FlatVectorIndexOptions {
   keywords: boolean;
   /** When a segment's dense vectors get an HNSW graph (null: never; see VectorGraph). */
   graph: GraphPolicy | null;
+  /**
+   * Where snapshots of the index are kept (none: every start reads the tables). A snapshot is
+   * written at close and every `snapshotIntervalMs` while something changed, and read at start.
+   */
+  snapshotDir: string | undefined;
+  /** 0: only at close. */
+  snapshotIntervalMs: number;
+  /**
+   * Documents (and corpus records) that became ready this long before a snapshot was taken are
+   * read again when it is restored: a transaction's timestamps are those of its start, so one that
+   * committed just after the snapshot was taken may carry an earlier time.
+   */
+  snapshotMarginMs: number;
 }
 
 export const DEFAULT_FLAT_OPTIONS: FlatVectorIndexOptions = {
@@ -45,7 +59,22 @@ export const DEFAULT_FLAT_OPTIONS: FlatVectorIndexOptions = {
   workerMinBytes: 4 * 1024 * 1024,
   keywords: true,
   graph: DEFAULT_GRAPH_POLICY,
+  snapshotDir: undefined,
+  snapshotIntervalMs: 0,
+  snapshotMarginMs: 10 * 60 * 1000,
 };
+
+/** How the index came to hold what it holds at start-up. */
+export interface LoadReport {
+  from: 'tables' | 'snapshot';
+  chunks: number;
+  ms: number;
+  /** Why a snapshot present was not used. */
+  snapshotRefused?: string;
+  /** With a snapshot: owners read again from the tables, and owners dropped (gone from them). */
+  reloaded?: number;
+  dropped?: number;
+}
 
 /** What one search reads: segments, the test of their owners (null: every owner passes), and labels every passing owner carries. */
 interface SearchTarget<O extends Owner> {
@@ -97,6 +126,12 @@ export class FlatVectorIndex implements VectorIndex {
   loaded: Promise<void> = Promise.resolve();
   private readonly scanner: VectorScanner;
   private readonly loader: ChunkLoader;
+  private readonly snapshots: SnapshotStore | undefined;
+  /** Whether anything changed since the last snapshot (or the load). */
+  private changed = false;
+  private snapshotTimer: NodeJS.Timeout | undefined;
+  /** What the start-up load did, once it finished. */
+  loadReport: LoadReport | undefined;
 
   constructor(
     private readonly db: Database,
@@ -109,6 +144,7 @@ export class FlatVectorIndex implements VectorIndex {
     this.options = { ...DEFAULT_FLAT_OPTIONS, ...options };
     this.scanner = new VectorScanner(this.options.threads, this.options.workerMinBytes);
     this.loader = new ChunkLoader(db, embedderId, { keywords: this.options.keywords, pageSize: this.options.loadPageSize });
+    this.snapshots = this.options.snapshotDir ? new SnapshotStore(this.options.snapshotDir) : undefined;
   }
 
   /**
@@ -123,15 +159,143 @@ export class FlatVectorIndex implements VectorIndex {
            AND tablename IN ('chunks', 'platform_chunks') AND indexdef ILIKE '%USING hnsw%'`,
       );
       for (const r of rows) await this.db.exec(`DROP INDEX IF EXISTS "${r.indexname.replace(/"/g, '""')}"`);
-      const chunks = (await this.loadDocuments(null)) + (await this.loadRecords(null, null));
+      const restored = await this.restoreSnapshot();
+      const report: LoadReport = restored.report ?? {
+        from: 'tables',
+        chunks: (await this.loadDocuments(null)) + (await this.loadRecords(null, null)),
+        ms: 0,
+        ...(restored.refused ? { snapshotRefused: restored.refused } : {}),
+      };
+      report.ms = Date.now() - started;
+      this.loadReport = report;
+      // What was read from the tables is in no snapshot yet.
+      if (report.from === 'tables') this.changed = true;
       this.loadedFlag = true;
-      this.log.info({ chunks, ms: Date.now() - started }, 'vector index loaded');
+      this.log.info(report, 'vector index loaded');
+      if (this.snapshots && this.options.snapshotIntervalMs > 0) {
+        this.snapshotTimer = setInterval(() => {
+          if (this.changed) void this.enqueue(() => this.snapshot()).catch(() => undefined);
+        }, this.options.snapshotIntervalMs);
+        this.snapshotTimer.unref();
+      }
     });
     this.loaded.catch((err: unknown) => this.log.error({ err }, 'loading the vector index failed; searches stay on the database'));
     return Promise.resolve();
   }
 
+  /**
+   * Writes a snapshot of every segment (see SnapshotStore), taken as of now by the database's
+   * clock; a failure is logged and leaves the previous snapshot in place. Runs in the queue, after
+   * every change notified before it.
+   */
+  async snapshot(): Promise<void> {
+    const store = this.snapshots;
+    if (!store || !this.loadedFlag) return;
+    const started = Date.now();
+    const generation = await store.begin();
+    try {
+      const takenAt = await this.loader.now();
+      const segments: SnapshotSegment[] = [];
+      const groups: Array<[SegmentGroup, Map<string, Segment<IndexedDocument>> | Map<string, Segment<IndexedRecord>>]> = [
+        ['knowledgeBase', this.knowledgeBases],
+        ['otherEmbedder', this.otherEmbedders],
+        ['corpus', this.corpora],
+      ];
+      for (const [group, map] of groups) {
+        for (const [id, segment] of map) {
+          const graphFile = segment.hasGraph ? `${generation}/graph-${segments.length}.usearch` : undefined;
+          segments.push({ group, id, state: segment.exportState(graphFile), graphFile });
+        }
+      }
+      this.changed = false;
+      await store.write(generation, { embedderId: this.embedderId, keywords: this.options.keywords, takenAt: takenAt.toISOString() }, segments);
+      this.log.info({ segments: segments.length, ms: Date.now() - started }, 'vector index snapshot written');
+    } catch (err) {
+      this.changed = true;
+      await store.abandon(generation).catch(() => undefined);
+      this.log.error({ err }, 'writing the vector index snapshot failed');
+    }
+  }
+
+  /**
+   * Restores the segments from the current snapshot, then brings them up to date with the tables:
+   * owners gone from them are dropped, owners new or changed since the snapshot read again. A
+   * snapshot that is missing gives nothing; one that is torn, altered or of another embedder is
+   * refused (and the caller reads the tables).
+   */
+  private async restoreSnapshot(): Promise<{ report?: LoadReport; refused?: string }> {
+    if (!this.snapshots) return {};
+    let snapshot;
+    try {
+      snapshot = await this.snapshots.read({ embedderId: this.embedderId, keywords: this.options.keywords });
+    } catch (err) {
+      if (!(err instanceof InvalidSnapshot)) this.log.error({ err }, 'reading the vector index snapshot failed');
+      return { refused: err instanceof Error ? err.message : String(err) };
+    }
+    if (!snapshot) return {};
+    const documentSetup: SegmentSetup<IndexedDocument> = { scanner: this.scanner, labels: documentLabels, keywords: this.options.keywords, graphPolicy: this.options.graph };
+    for (const { group, id, state, graphFile } of snapshot.segments) {
+      if (group === 'corpus') {
+        const setup: SegmentSetup<IndexedRecord> = { scanner: this.scanner, labels: recordLabels, keywords: this.options.keywords, graphPolicy: this.options.graph };
+        this.corpora.set(id, Segment.restore(state as never, graphFile, setup));
+      } else {
+        const owners = (state.owners as Array<Omit<IndexedDocument, 'rows'>>).map((o) => ({ ...o, createdAt: new Date(o.createdAt) }));
+        const restored = Segment.restore<IndexedDocument>({ ...state, owners }, graphFile, group === 'otherEmbedder' ? { ...documentSetup, scanner: undefined, graphPolicy: null } : documentSetup);
+        (group === 'otherEmbedder' ? this.otherEmbedders : this.knowledgeBases).set(id, restored);
+      }
+    }
+    const since = new Date(new Date(snapshot.header.takenAt).getTime() - this.options.snapshotMarginMs);
+    let reloaded = 0;
+    let dropped = 0;
+    // Documents.
+    const ready = await this.loader.readyDocuments(since);
+    const readyIds = new Set(ready.map((d) => d.id));
+    const held = new Set<string>();
+    for (const segments of [this.knowledgeBases, this.otherEmbedders]) {
+      for (const segment of segments.values()) {
+        for (const key of [...segment.owners.keys()]) {
+          held.add(key);
+          if (!readyIds.has(key)) {
+            segment.remove(key);
+            dropped++;
+          }
+        }
+      }
+    }
+    const stale = ready.filter((d) => d.changed || !held.has(d.id)).map((d) => d.id);
+    for (let i = 0; i < stale.length; i += 1000) await this.loadDocuments(stale.slice(i, i + 1000));
+    reloaded += stale.length;
+    // Corpus records.
+    const records = await this.loader.corpusRecords(since);
+    const present = new Set(records.map((r) => `${r.corpusId}/${r.recordId}`));
+    for (const [corpusId, segment] of this.corpora) {
+      for (const key of [...segment.owners.keys()]) {
+        if (!present.has(`${corpusId}/${key}`)) {
+          segment.remove(key);
+          dropped++;
+        }
+      }
+    }
+    const staleRecords = new Map<string, string[]>();
+    for (const r of records) {
+      if (r.changed || !this.corpora.get(r.corpusId)?.owners.has(r.recordId)) staleRecords.set(r.corpusId, [...(staleRecords.get(r.corpusId) ?? []), r.recordId]);
+    }
+    for (const [corpusId, recordIds] of staleRecords) {
+      const segment = this.corpora.get(corpusId);
+      if (segment) for (const id of recordIds) segment.remove(id);
+      await this.loadRecords(corpusId, recordIds);
+      reloaded += recordIds.length;
+    }
+    let chunks = 0;
+    for (const map of [this.knowledgeBases, this.otherEmbedders, this.corpora]) for (const segment of map.values()) chunks += segment.live;
+    this.changed = reloaded + dropped > 0;
+    return { report: { from: 'snapshot', chunks, ms: 0, reloaded, dropped } };
+  }
+
   async close(): Promise<void> {
+    clearInterval(this.snapshotTimer);
+    // The last snapshot runs after every change notified before close.
+    if (this.snapshots && this.changed) await this.enqueue(() => this.snapshot()).catch(() => undefined);
     this.closed = true;
     await this.queue.catch(() => undefined);
     for (const segments of [this.knowledgeBases, this.otherEmbedders, this.corpora]) for (const segment of segments.values()) segment.dispose();
@@ -320,6 +484,7 @@ export class FlatVectorIndex implements VectorIndex {
    * would otherwise bring the rows back.
    */
   private removal(apply: () => void): Promise<void> {
+    this.changed = true;
     if (this.loadedFlag) apply();
     void this.enqueue(() => Promise.resolve(apply()));
     return Promise.resolve();
@@ -330,6 +495,7 @@ export class FlatVectorIndex implements VectorIndex {
    * notice that fails is logged, and the chunks it concerned stay out of vector search until restart.
    */
   private notice(change: () => Promise<void>): Promise<void> {
+    this.changed = true;
     return this.enqueue(change).catch(() => undefined);
   }
 

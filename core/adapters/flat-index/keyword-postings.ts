@@ -35,6 +35,14 @@ export interface RankedRow {
   rank: number;
 }
 
+/** Postings as a snapshot keeps them: each lexeme's list, one after the other, in `entries`. */
+export interface PostingsState {
+  lexemes: string[];
+  lengths: Uint32Array;
+  /** row × 256 + (occurrences − 1): fits 32 bits up to 16 million rows. */
+  entries: Uint32Array;
+}
+
 export class KeywordPostings {
   /** Per lexeme: row × 256 + (occurrences − 1), rows ascending. */
   private lists = new Map<string, number[]>();
@@ -42,6 +50,32 @@ export class KeywordPostings {
   private sums = new Float64Array(0);
   private marks = new Int32Array(0);
   private chosen = new Uint8Array(0);
+
+  /** A copy of the postings, for a snapshot. */
+  exportState(): PostingsState {
+    const lexemes = [...this.lists.keys()];
+    const lengths = Uint32Array.from(lexemes, (l) => this.lists.get(l)!.length);
+    const entries = new Uint32Array(lengths.reduce((n, x) => n + x, 0));
+    let at = 0;
+    for (const lexeme of lexemes) {
+      const list = this.lists.get(lexeme)!;
+      entries.set(list, at);
+      at += list.length;
+    }
+    return { lexemes, lengths, entries };
+  }
+
+  /** Postings restored from a snapshot (`exportState`). */
+  static fromState(state: PostingsState): KeywordPostings {
+    const postings = new KeywordPostings();
+    let at = 0;
+    state.lexemes.forEach((lexeme, i) => {
+      const length = state.lengths[i]!;
+      postings.lists.set(lexeme, Array.from(state.entries.subarray(at, at + length)));
+      at += length;
+    });
+    return postings;
+  }
 
   /** How many rows hold `lexeme` (rows removed since the last compaction included). */
   rowsHolding(lexeme: string): number {

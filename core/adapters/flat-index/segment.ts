@@ -1,8 +1,8 @@
 import type { KeywordHit } from '../../ports/keyword-index.js';
 import type { VectorHit } from '../../ports/vector-index.js';
-import { KeywordPostings } from './keyword-postings.js';
+import { KeywordPostings, type PostingsState } from './keyword-postings.js';
 import { type ScanMatches, type VectorScanner, scanNow } from './scan/vector-scanner.js';
-import { type GraphPolicy, VectorGraph } from './vector-graph.js';
+import { type GraphPolicy, type GraphState, VectorGraph } from './vector-graph.js';
 
 /** A chunk as a segment takes it: its vector (unless the segment keeps none) and its tsvector's lexeme counts. */
 export interface SegmentChunk {
@@ -26,6 +26,32 @@ export interface IndexedDocument extends Owner {
 
 export interface IndexedRecord extends Owner {
   metadata: Record<string, unknown>;
+}
+
+/** A segment as a snapshot keeps it (see Segment.exportState); owners without their rows. */
+export interface SegmentState<O extends Owner> {
+  dimensions: number;
+  tenantId: string | null;
+  subTenantId: string | null;
+  rows: number;
+  dead: number;
+  nonZero: number;
+  data: Int8Array;
+  chunkIds: string[];
+  /** Each row's owner: its position in `owners`, or −1 for a dead row. */
+  rowOwner: Int32Array;
+  owners: Array<Omit<O, 'rows'>>;
+  postings?: PostingsState | undefined;
+  /** Present when the graph was written to the file the caller named. */
+  graph?: GraphState | undefined;
+}
+
+/** What restoring a segment needs besides its state: what the constructor takes. */
+export interface SegmentSetup<O extends Owner> {
+  scanner?: VectorScanner | undefined;
+  labels: (owner: O) => string[];
+  keywords: boolean;
+  graphPolicy: GraphPolicy | null;
 }
 
 /**
@@ -64,7 +90,7 @@ export class Segment<O extends Owner> {
   private readonly labelled = new Map<string, Set<O>>();
   /** The segment's number in the scanner's worker, once it is mirrored there. */
   private mirror: number | undefined;
-  private readonly postings: KeywordPostings | undefined;
+  private postings: KeywordPostings | undefined;
   /** Non-zero components written (for the density a graph needs). */
   private nonZero = 0;
   private graph: VectorGraph | undefined;
@@ -149,10 +175,17 @@ export class Segment<O extends Owner> {
     }
     if (this.building || this.graph.covered >= this.rows) return;
     this.building = true;
+    // Each turn adds as many rows as fit in about `policy.batchMs` (on every core: the event loop
+    // waits for the batch either way), so a backlog (a large load) goes as fast as the machine allows
+    // while a query waits at most that long.
+    let batch = 16;
     const step = () => {
       const graph = this.graph;
       if (!graph || this.disposed) return;
-      graph.add(this.data, graph.covered, Math.min(this.rows, graph.covered + policy.batchRows), (row) => this.rowOwners[row] !== undefined);
+      const started = performance.now();
+      graph.add(this.data, graph.covered, Math.min(this.rows, graph.covered + batch), (row) => this.rowOwners[row] !== undefined, 0);
+      const elapsed = performance.now() - started;
+      batch = Math.max(16, Math.min(4096, Math.round((batch * policy.batchMs) / Math.max(elapsed, 0.1))));
       if (graph.covered < this.rows) setImmediate(step);
       else this.building = false;
     };
@@ -167,6 +200,73 @@ export class Segment<O extends Owner> {
   /** Whether the segment has a graph. */
   get hasGraph(): boolean {
     return this.graph !== undefined;
+  }
+
+  /**
+   * The segment's state as of now, for a snapshot: the rows' vectors as they are (rows added later
+   * are past `rows`, and a compaction writes new memory, so the caller may write them out while
+   * the segment changes), everything else copied; the graph, if any, is written to `graphFile`.
+   */
+  exportState(graphFile: string | undefined): SegmentState<O> {
+    const owners: Array<Omit<O, 'rows'>> = [];
+    const position = new Map<O, number>();
+    for (const owner of this.owners.values()) {
+      position.set(owner, owners.length);
+      const { rows: _rows, ...rest } = owner;
+      owners.push(rest);
+    }
+    const rowOwner = new Int32Array(this.rows);
+    for (let row = 0; row < this.rows; row++) {
+      const owner = this.rowOwners[row];
+      rowOwner[row] = owner ? position.get(owner)! : -1;
+    }
+    return {
+      dimensions: this.dimensions,
+      tenantId: this.tenantId,
+      subTenantId: this.subTenantId,
+      rows: this.rows,
+      dead: this.dead,
+      nonZero: this.nonZero,
+      data: this.data.subarray(0, this.rows * this.dimensions),
+      chunkIds: this.chunkIds.slice(0, this.rows),
+      rowOwner,
+      owners,
+      postings: this.postings?.exportState(),
+      graph: this.graph && graphFile ? this.graph.save(graphFile) : undefined,
+    };
+  }
+
+  /** A segment restored from `exportState` (the graph from `graphFile`, else built anew when the policy asks for one). */
+  static restore<O extends Owner>(state: SegmentState<O>, graphFile: string | undefined, setup: SegmentSetup<O>): Segment<O> {
+    const segment = new Segment<O>(state.dimensions, state.tenantId, state.subTenantId, setup.scanner, setup.labels, false, setup.graphPolicy);
+    const d = state.dimensions;
+    segment.data = new Int8Array(Math.max(64, state.rows) * d);
+    segment.data.set(state.data);
+    segment.rows = state.rows;
+    segment.dead = state.dead;
+    segment.nonZero = state.nonZero;
+    segment.chunkIds = state.chunkIds;
+    const owners = state.owners.map((o) => ({ ...o, rows: [] as number[] }) as unknown as O);
+    segment.rowOwners = Array.from(state.rowOwner, (i) => (i >= 0 ? owners[i] : undefined));
+    state.rowOwner.forEach((i, row) => {
+      if (i >= 0) owners[i]!.rows.push(row);
+    });
+    for (const owner of owners) {
+      segment.owners.set(owner.key, owner);
+      for (const label of setup.labels(owner)) {
+        let labelled = segment.labelled.get(label);
+        if (!labelled) segment.labelled.set(label, (labelled = new Set()));
+        labelled.add(owner);
+      }
+    }
+    if (setup.keywords) segment.postings = state.postings ? KeywordPostings.fromState(state.postings) : new KeywordPostings();
+    if (state.graph && graphFile && setup.graphPolicy) segment.graph = VectorGraph.load(graphFile, d, setup.graphPolicy, state.graph, state.rows);
+    segment.growGraph();
+    if (!segment.graph && setup.scanner?.offloads(segment.rows * d)) {
+      segment.mirror = setup.scanner.segmentId();
+      setup.scanner.replace(segment.mirror, d, segment.data.subarray(0, segment.rows * d));
+    }
+    return segment;
   }
 
   /** Frees the segment's mirror and graph (the segment is no longer used). */

@@ -19,8 +19,8 @@ export interface GraphPolicy {
   expansionAdd: number;
   /** Candidates kept while searching (ef; a search asking for more keeps that many). */
   expansionSearch: number;
-  /** Rows added to the graph per turn of the event loop while it catches up. */
-  batchRows: number;
+  /** About how long one turn of the event loop may spend adding rows to the graph, in ms. */
+  batchMs: number;
 }
 
 /**
@@ -28,7 +28,14 @@ export interface GraphPolicy {
  * 100,000 clustered 384-dimension vectors at 0.6 ms a search (bench/vector-peers.bench.ts prints it
  * for the corpus at hand). 20,000 rows of 768 dimensions scan exactly in ~2 ms.
  */
-export const DEFAULT_GRAPH_POLICY: GraphPolicy = { minRows: 20_000, minDensity: 0.5, connectivity: 16, expansionAdd: 128, expansionSearch: 160, batchRows: 64 };
+export const DEFAULT_GRAPH_POLICY: GraphPolicy = { minRows: 100_000, minDensity: 0.5, connectivity: 16, expansionAdd: 128, expansionSearch: 800, batchMs: 20 };
+
+/** What a snapshot keeps of a graph besides usearch's own file. */
+export interface GraphState {
+  labels: number;
+  covered: number;
+  labelRow: Int32Array;
+}
 
 /**
  * An HNSW graph over a segment's rows (usearch, cosine over int8), for segments too large to scan
@@ -59,13 +66,33 @@ export class VectorGraph {
     });
   }
 
+  /** Writes the graph to `file` (usearch's format) and returns the rest of its state. */
+  save(file: string): GraphState {
+    this.index.save(file);
+    return { labels: this.labels, covered: this.covered, labelRow: this.labelRow.slice(0, this.labels) };
+  }
+
+  /** A graph read back from `save`'s file and state, for a segment of `rows` rows. */
+  static load(file: string, dimensions: number, policy: GraphPolicy, state: GraphState, rows: number): VectorGraph {
+    const graph = new VectorGraph(dimensions, policy);
+    graph.index.load(file);
+    graph.reserve(rows, state.labels);
+    graph.labels = state.labels;
+    graph.covered = state.covered;
+    graph.labelRow.set(state.labelRow);
+    state.labelRow.forEach((row, label) => {
+      if (row >= 0) graph.rowLabel[row] = label;
+    });
+    return graph;
+  }
+
   /** Live nodes in the graph. */
   get size(): number {
     return this.index.size();
   }
 
-  /** Adds rows `from`..`to` − 1 of `data` (those `live` passes) and moves `covered` to `to`. */
-  add(data: Int8Array, from: number, to: number, live: (row: number) => boolean): void {
+  /** Adds rows `from`..`to` − 1 of `data` (those `live` passes) on `threads` threads (0: every core) and moves `covered` to `to`. */
+  add(data: Int8Array, from: number, to: number, live: (row: number) => boolean, threads = 1): void {
     const d = this.dimensions;
     const rows: number[] = [];
     for (let row = from; row < to; row++) if (live(row)) rows.push(row);
@@ -81,7 +108,7 @@ export class VectorGraph {
         // usearch quantizes to int8 itself, from floats: the int8 values are floats of the same direction.
         vectors.set(data.subarray(row * d, (row + 1) * d), i * d);
       });
-      this.index.add(keys, vectors, 1);
+      this.index.add(keys, vectors, threads);
     }
     this.covered = to;
   }

@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { FlatVectorIndex, type FlatVectorIndexOptions } from '../../core/adapters/flat-index/flat.vector-index.js';
+import { SnapshotStore } from '../../core/adapters/flat-index/snapshot.js';
+import { DEFAULT_GRAPH_POLICY } from '../../core/adapters/flat-index/vector-graph.js';
+import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
+import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
+import type { Database } from '../../core/db/database.js';
+import type { ChunkFilter } from '../../core/search/chunk-filter.js';
+import { SyntheticCorpus } from '../../bench/corpus.js';
+import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
+import { testDatabases } from '../support/databases.js';
+
+const silent = pino({ level: 'silent' });
+const DIMENSIONS = 128;
+
+for (const database of testDatabases()) {
+  describe(`flat vector index snapshots [${database.name}]`, () => {
+    let app: TestApp;
+    let db: Database;
+    let dir: string;
+    let tenant: { id: string; key: string };
+    let kb: string;
+    let lexemes: string[];
+    const embedder = new LexicalEmbedder();
+    const corpus = new SyntheticCorpus({ seed: 11, topics: 8, terms: 200 });
+    const filter = (): ChunkFilter => ({ scope: { tenantId: tenant.id, subTenantId: null }, knowledgeBaseIds: [kb], tags: {}, embedder: embedder.id });
+    const documents: string[] = [];
+
+    // Every segment gets a graph (the lexical embedder's vectors would not otherwise), so its file is snapshotted too.
+    const make = (options: Partial<FlatVectorIndexOptions> = {}) =>
+      new FlatVectorIndex(db, embedder.id, new PgVectorIndex(db, { graphs: false }), silent, {
+        threads: 1,
+        snapshotDir: dir,
+        snapshotMarginMs: 0,
+        graph: { ...DEFAULT_GRAPH_POLICY, minRows: 1, minDensity: 0 },
+        ...options,
+      });
+    const started = async (index: FlatVectorIndex) => {
+      await index.start();
+      await index.loaded;
+      return index;
+    };
+    /** What an index answers for a few vector and keyword queries. */
+    const answers = async (index: FlatVectorIndex) => {
+      const out: string[][] = [];
+      for (let i = 0; i < 5; i++) {
+        const vector = embedder.embedText(corpus.query(i, i * 3), DIMENSIONS);
+        out.push((await index.search({ filter: filter(), dimensions: DIMENSIONS, vector, limit: 10 })).map((h) => h.chunkId));
+      }
+      out.push((await index.keywordSearch({ filter: filter(), words: lexemes.map((l) => [l]), limit: 10 })).map((h) => h.chunkId));
+      return out;
+    };
+
+    before(async function () {
+      this.timeout(120_000);
+      db = await database.get();
+      app = await startTestApp(db);
+      tenant = await createTenant(app, 'enterprise');
+      kb = (await client(app.url, tenant.key)('POST', '/v1/knowledge-bases', { name: 'snapshots', dimensions: DIMENSIONS })).body.id as string;
+      for (let i = 0; i < 24; i++) {
+        const doc = corpus.document(i);
+        documents.push((await ingest(app, tenant.key, { knowledge_base_id: kb, title: doc.title, content: doc.content, tags: { n: String(i) } })).documentId);
+      }
+      const { rows } = await db.query<{ lexeme: string }>(
+        'SELECT DISTINCT (unnest(tsv)).lexeme AS lexeme FROM chunks WHERE tenant_id = $1 ORDER BY 1 LIMIT 3',
+        [tenant.id],
+      );
+      lexemes = rows.map((r) => r.lexeme);
+    });
+    beforeEach(async () => {
+      dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lore-snapshot-'));
+    });
+    afterEach(async () => {
+      await fs.rm(dir, { recursive: true, force: true });
+    });
+    after(async () => {
+      await app.close();
+    });
+
+    it('writes a snapshot at close; the next start reads it back and answers exactly as before', async () => {
+      const first = await started(make());
+      assert.equal(first.loadReport?.from, 'tables', 'no snapshot yet');
+      const before = await answers(first);
+      assert.ok(before.every((list) => list.length > 0));
+      await first.close();
+      const second = await started(make());
+      try {
+        assert.deepEqual({ from: second.loadReport?.from, reloaded: second.loadReport?.reloaded, dropped: second.loadReport?.dropped }, { from: 'snapshot', reloaded: 0, dropped: 0 });
+        assert.deepEqual(await answers(second), before, 'the same vector and keyword answers');
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('brings a stale snapshot up to date: documents deleted since are gone, documents added since are found', async () => {
+      await (await started(make())).close();
+      const victim = documents[3]!;
+      const victimChunks = (await db.query<{ id: string }>('SELECT id FROM chunks WHERE tenant_id = $1 AND document_id = $2', [tenant.id, victim])).rows.map((r) => r.id);
+      assert.equal((await client(app.url, tenant.key)('DELETE', `/v1/documents/${victim}`)).status, 204);
+      documents.splice(3, 1);
+      const added = await ingest(app, tenant.key, { knowledge_base_id: kb, title: 'Quagga', content: 'Quagga zebra okapi crossings.' });
+      documents.push(added.documentId);
+      const index = await started(make());
+      try {
+        assert.equal(index.loadReport?.from, 'snapshot');
+        assert.ok((index.loadReport?.dropped ?? 0) >= 1 && (index.loadReport?.reloaded ?? 0) >= 1, JSON.stringify(index.loadReport));
+        const found = await index.search({ filter: filter(), dimensions: DIMENSIONS, vector: embedder.embedText('quagga zebra okapi', DIMENSIONS), limit: 50 });
+        const [chunk] = (await db.query<{ id: string }>('SELECT id FROM chunks WHERE tenant_id = $1 AND document_id = $2', [tenant.id, added.documentId])).rows;
+        assert.equal(found[0]?.chunkId, chunk!.id);
+        const all = await index.search({ filter: filter(), dimensions: DIMENSIONS, vector: embedder.embedText(corpus.document(3).title, DIMENSIONS), limit: 500 });
+        assert.ok(!all.some((h) => victimChunks.includes(h.chunkId)), 'a deleted document came back from the snapshot');
+      } finally {
+        await index.close();
+      }
+    });
+
+    it('refuses a torn or altered snapshot and rebuilds from the tables, never serving it', async () => {
+      const reference = await started(make({ snapshotDir: undefined }));
+      const expected = await answers(reference);
+      await reference.close();
+      const damage: Array<[string, (generation: string) => Promise<void>, RegExp]> = [
+        ['a segment file with a byte changed', async (g) => flipByte(path.join(g, 'segment-0.bin')), /segment-0\.bin does not match its hash/],
+        ['a graph file cut short', async (g) => truncateFile(path.join(g, (await fs.readdir(g)).find((f) => f.endsWith('.usearch'))!)), /usearch does not match its hash/],
+        ['a manifest rewritten', async (g) => fs.appendFile(path.join(g, 'manifest.json'), ' '), /manifest does not match/],
+        ['a segment file missing', async (g) => fs.rm(path.join(g, 'segment-0.bin')), /segment-0\.bin is missing/],
+      ];
+      for (const [what, harm, reason] of damage) {
+        await (await started(make())).close();
+        await harm(await currentGeneration(dir));
+        const index = await started(make());
+        try {
+          assert.equal(index.loadReport?.from, 'tables', what);
+          assert.match(index.loadReport?.snapshotRefused ?? '', reason, what);
+          assert.deepEqual(await answers(index), expected, `${what}: the answers of an index read from the tables`);
+        } finally {
+          await index.close();
+        }
+      }
+    });
+
+    it('keeps the last complete snapshot when a write is cut short, and ignores one of another embedder', async () => {
+      const first = await started(make());
+      const expected = await answers(first);
+      await first.close();
+      // A crash in the middle of the next write: a new generation with some files, CURRENT not yet moved.
+      const store = new SnapshotStore(dir);
+      const partial = await store.begin();
+      await fs.writeFile(path.join(partial, 'segment-0.bin'), 'half a segment');
+      const index = await started(make());
+      try {
+        assert.equal(index.loadReport?.from, 'snapshot');
+        assert.deepEqual(await answers(index), expected);
+      } finally {
+        await index.close();
+      }
+      const other = await started(new FlatVectorIndex(db, 'another-embedder', new PgVectorIndex(db, { graphs: false }), silent, { threads: 1, snapshotDir: dir }));
+      try {
+        assert.equal(other.loadReport?.from, 'tables');
+        assert.match(other.loadReport?.snapshotRefused ?? '', /taken with embedder/);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+}
+
+async function currentGeneration(dir: string): Promise<string> {
+  const [name] = (await fs.readFile(path.join(dir, 'CURRENT'), 'utf8')).split('\n');
+  return path.join(dir, name!);
+}
+
+async function flipByte(file: string): Promise<void> {
+  const bytes = await fs.readFile(file);
+  bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+  await fs.writeFile(file, bytes);
+}
+
+async function truncateFile(file: string): Promise<void> {
+  const { size } = await fs.stat(file);
+  await fs.truncate(file, Math.floor(size / 2));
+}
