@@ -96,6 +96,23 @@ for (const database of testDatabases()) {
       }
     });
 
+    it('takes a snapshot every interval while something changed, without waiting for close', async () => {
+      const index = await started(make({ snapshotIntervalMs: 20 }));
+      try {
+        const deadline = Date.now() + 10_000;
+        while (!(await fs.stat(path.join(dir, 'CURRENT')).catch(() => undefined))) {
+          assert.ok(Date.now() < deadline, 'no snapshot was written');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const first = await fs.readFile(path.join(dir, 'CURRENT'), 'utf8');
+        // Nothing changed since: no new generation.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.equal(await fs.readFile(path.join(dir, 'CURRENT'), 'utf8'), first);
+      } finally {
+        await index.close();
+      }
+    });
+
     it('brings a stale snapshot up to date: documents deleted since are gone, documents added since are found', async () => {
       await (await started(make())).close();
       const victim = documents[3]!;

@@ -130,6 +130,7 @@ export class FlatVectorIndex implements VectorIndex {
   /** Whether anything changed since the last snapshot (or the load). */
   private changed = false;
   private snapshotTimer: NodeJS.Timeout | undefined;
+  private snapshotting = false;
   /** What the start-up load did, once it finished. */
   loadReport: LoadReport | undefined;
 
@@ -174,7 +175,7 @@ export class FlatVectorIndex implements VectorIndex {
       this.log.info(report, 'vector index loaded');
       if (this.snapshots && this.options.snapshotIntervalMs > 0) {
         this.snapshotTimer = setInterval(() => {
-          if (this.changed) void this.enqueue(() => this.snapshot()).catch(() => undefined);
+          if (this.changed) void this.snapshot();
         }, this.options.snapshotIntervalMs);
         this.snapshotTimer.unref();
       }
@@ -185,35 +186,43 @@ export class FlatVectorIndex implements VectorIndex {
 
   /**
    * Writes a snapshot of every segment (see SnapshotStore), taken as of now by the database's
-   * clock; a failure is logged and leaves the previous snapshot in place. Runs in the queue, after
-   * every change notified before it.
+   * clock; a failure is logged and leaves the previous snapshot in place. The segments' state is
+   * taken in the queue, after every change notified before it (searches wait only for that, a
+   * copy of their bookkeeping and the graphs' files); the files are written outside it, from
+   * memory later changes do not touch. One snapshot at a time.
    */
   async snapshot(): Promise<void> {
     const store = this.snapshots;
-    if (!store || !this.loadedFlag) return;
+    if (!store || !this.loadedFlag || this.snapshotting) return;
+    this.snapshotting = true;
     const started = Date.now();
     const generation = await store.begin();
     try {
-      const takenAt = await this.loader.now();
+      let takenAt = new Date();
       const segments: SnapshotSegment[] = [];
-      const groups: Array<[SegmentGroup, Map<string, Segment<IndexedDocument>> | Map<string, Segment<IndexedRecord>>]> = [
-        ['knowledgeBase', this.knowledgeBases],
-        ['otherEmbedder', this.otherEmbedders],
-        ['corpus', this.corpora],
-      ];
-      for (const [group, map] of groups) {
-        for (const [id, segment] of map) {
-          const graphFile = segment.hasGraph ? `${generation}/graph-${segments.length}.usearch` : undefined;
-          segments.push({ group, id, state: segment.exportState(graphFile), graphFile });
+      await this.enqueue(async () => {
+        takenAt = await this.loader.now();
+        const groups: Array<[SegmentGroup, Map<string, Segment<IndexedDocument>> | Map<string, Segment<IndexedRecord>>]> = [
+          ['knowledgeBase', this.knowledgeBases],
+          ['otherEmbedder', this.otherEmbedders],
+          ['corpus', this.corpora],
+        ];
+        for (const [group, map] of groups) {
+          for (const [id, segment] of map) {
+            const graphFile = segment.hasGraph ? `${generation}/graph-${segments.length}.usearch` : undefined;
+            segments.push({ group, id, state: segment.exportState(graphFile), graphFile });
+          }
         }
-      }
-      this.changed = false;
+        this.changed = false;
+      });
       await store.write(generation, { embedderId: this.embedderId, keywords: this.options.keywords, takenAt: takenAt.toISOString() }, segments);
       this.log.info({ segments: segments.length, ms: Date.now() - started }, 'vector index snapshot written');
     } catch (err) {
       this.changed = true;
       await store.abandon(generation).catch(() => undefined);
       this.log.error({ err }, 'writing the vector index snapshot failed');
+    } finally {
+      this.snapshotting = false;
     }
   }
 
@@ -294,8 +303,8 @@ export class FlatVectorIndex implements VectorIndex {
 
   async close(): Promise<void> {
     clearInterval(this.snapshotTimer);
-    // The last snapshot runs after every change notified before close.
-    if (this.snapshots && this.changed) await this.enqueue(() => this.snapshot()).catch(() => undefined);
+    // The last snapshot holds every change notified before close.
+    if (this.changed) await this.snapshot();
     this.closed = true;
     await this.queue.catch(() => undefined);
     for (const segments of [this.knowledgeBases, this.otherEmbedders, this.corpora]) for (const segment of segments.values()) segment.dispose();
