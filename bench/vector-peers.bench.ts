@@ -21,7 +21,7 @@
  * measures (parsing, authentication, limits, metering, the keyword side, fetching the results).
  *
  * Usage: npx tsx bench/vector-peers.bench.ts [--sizes 100000:384,1000000:768] [--systems lore,lancedb,hnswlib,orama]
- *   [--queries 200] [--rounds 3] [--ef 400]
+ *   [--queries 200] [--rounds 3] [--ef 800] [--child-minutes 45]
  */
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
@@ -53,6 +53,7 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '200' },
     rounds: { type: 'string', default: '3' },
     ef: { type: 'string' },
+    'child-minutes': { type: 'string', default: '45' },
     child: { type: 'string' },
     data: { type: 'string' },
   },
@@ -219,10 +220,10 @@ async function timeQueries(
 
 async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Array, rounds: number): Promise<SystemResult> {
   const d = manifest.dimensions;
-  // The runtime's policy (VECTOR_GRAPH_MIN_ROWS, VECTOR_GRAPH_EF_SEARCH), or --ef.
+  // The runtime's policy (VECTOR_GRAPH_MIN_MB, VECTOR_GRAPH_EF_SEARCH), or --ef.
   const config = loadConfig();
   const ef = values.ef ? Number(values.ef) : config.vectorIndex.graphEfSearch;
-  const policy = config.vectorIndex.graphMinRows > 0 ? { ...DEFAULT_GRAPH_POLICY, minRows: config.vectorIndex.graphMinRows, expansionSearch: ef } : null;
+  const policy = config.vectorIndex.graphMinMb > 0 ? { ...DEFAULT_GRAPH_POLICY, minBytes: config.vectorIndex.graphMinMb * 2 ** 20, expansionSearch: ef } : null;
   const scanner = new VectorScanner(0, 4 * 1024 * 1024);
   const segment = new Segment<IndexedDocument>(d, 't', null, scanner, documentLabels, false, policy);
   const started = performance.now();
@@ -303,7 +304,10 @@ async function loadPeer(system: string): Promise<VectorPeer> {
   }
 }
 
-async function runPeer(system: string, dir: string, manifest: Manifest, queryVectors: Float32Array, rounds: number): Promise<SystemResult> {
+/** The search settings each graph peer is measured at: its default, then deeper (recall against latency). */
+const PEER_SWEEPS: Record<string, number[]> = { hnswlib: [16, 100, 400, 800], lancedb: [40, 200, 800] };
+
+async function runPeer(system: string, dir: string, manifest: Manifest, queryVectors: Float32Array, rounds: number): Promise<SystemResult[]> {
   const d = manifest.dimensions;
   const peer = await loadPeer(system);
   const texts: string[] = [];
@@ -319,20 +323,32 @@ async function runPeer(system: string, dir: string, manifest: Manifest, queryVec
   await peer.build(chunks, d);
   const built = (performance.now() - started) / 1000;
   chunks.length = 0;
-  const vector: SystemResult['vector'] = {};
-  const hybrid: NonNullable<SystemResult['hybrid']> = {};
-  const query = (q: number) => queryVectors.subarray(q * d, (q + 1) * d);
-  for (const filter of FILTERS) {
-    vector[filter ?? 'none'] = await timeQueries(manifest, rounds, async (q) => (await peer.vectorSearch(query(q), 10, filter)).map((h) => Number(h.id)), filter);
-    const search = peer.hybridSearch?.bind(peer);
-    if (search) {
-      const { p50, p99 } = await timeQueries(manifest, rounds, async (q) => (await search(manifest.queries[q]!, query(q), 10, filter)).map((h) => Number(h.id)), filter);
-      hybrid[filter ?? 'none'] = { p50, p99 };
+  // A copy per query: native engines may read a typed array from the start of its buffer (usearch does).
+  const query = (q: number) => queryVectors.slice(q * d, (q + 1) * d);
+  const results: SystemResult[] = [];
+  for (const [i, setting] of (PEER_SWEEPS[system] ?? [undefined]).entries()) {
+    if (setting !== undefined) tunePeer(peer, system, setting);
+    const vector: SystemResult['vector'] = {};
+    const hybrid: NonNullable<SystemResult['hybrid']> = {};
+    for (const filter of FILTERS) {
+      vector[filter ?? 'none'] = await timeQueries(manifest, rounds, async (q) => (await peer.vectorSearch(query(q), 10, filter)).map((h) => Number(h.id)), filter);
+      const search = peer.hybridSearch?.bind(peer);
+      // Hybrid at the first (default) setting only.
+      if (search && i === 0) {
+        const { p50, p99 } = await timeQueries(manifest, rounds, async (q) => (await search(manifest.queries[q]!, query(q), 10, filter)).map((h) => Number(h.id)), filter);
+        hybrid[filter ?? 'none'] = { p50, p99 };
+      }
     }
+    results.push({ system: peer.name, buildSeconds: built, searchableSeconds: built, vector, ...(Object.keys(hybrid).length ? { hybrid } : {}), rssMb: process.memoryUsage().rss / 2 ** 20 });
   }
-  const rssMb = process.memoryUsage().rss / 2 ** 20;
   await peer.close();
-  return { system: peer.name, buildSeconds: built, searchableSeconds: built, vector, ...(Object.keys(hybrid).length ? { hybrid } : {}), rssMb };
+  return results;
+}
+
+function tunePeer(peer: VectorPeer, system: string, ef: number): void {
+  const tunable = peer as VectorPeer & { tune?: (setting: never) => void };
+  if (system === 'hnswlib') (tunable.tune as (ef: number) => void)(ef);
+  if (system === 'lancedb') (tunable.tune as (s: { ef: number }) => void)({ ef });
 }
 
 async function child(system: string, dir: string): Promise<void> {
@@ -340,11 +356,11 @@ async function child(system: string, dir: string): Promise<void> {
   const bytes = await fs.readFile(path.join(dir, 'queries.f32'));
   const queryVectors = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
   const rounds = Number(values.rounds);
-  const result = system === 'lore' ? await runLore(dir, manifest, queryVectors, rounds) : await runPeer(system, dir, manifest, queryVectors, rounds);
-  console.log(`RESULT ${JSON.stringify(result)}`);
+  const results = system === 'lore' ? [await runLore(dir, manifest, queryVectors, rounds)] : await runPeer(system, dir, manifest, queryVectors, rounds);
+  for (const result of results) console.log(`RESULT ${JSON.stringify(result)}`);
 }
 
-function runChild(system: string, dir: string): Promise<SystemResult | string> {
+function runChild(system: string, dir: string): Promise<Array<SystemResult | string>> {
   return new Promise((resolve) => {
     const args = ['--import', 'tsx', path.join(ROOT, 'bench/vector-peers.bench.ts'), '--child', system, '--data', dir, '--rounds', String(values.rounds), ...(values.ef ? ['--ef', values.ef] : [])];
     const proc = spawn(process.execPath, ['--max-old-space-size=16384', '--expose-gc', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -352,9 +368,12 @@ function runChild(system: string, dir: string): Promise<SystemResult | string> {
     let err = '';
     proc.stdout.on('data', (b: Buffer) => (out += b.toString()));
     proc.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    // A system that stops answering (LanceDB 0.31 was seen idle forever mid-run) is ended and reported.
+    const timer = setTimeout(() => proc.kill('SIGKILL'), Number(values['child-minutes']) * 60_000);
     proc.on('close', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-      resolve(line ? (JSON.parse(line.slice(7)) as SystemResult) : `${system} failed (exit ${code}): ${err.trim().split('\n').slice(-5).join(' | ')}`);
+      clearTimeout(timer);
+      const lines = out.split('\n').filter((l) => l.startsWith('RESULT '));
+      resolve(lines.length ? lines.map((l) => JSON.parse(l.slice(7)) as SystemResult) : [`${system} failed (exit ${code}): ${err.trim().split('\n').slice(-5).join(' | ')}`]);
     });
   });
 }
@@ -399,7 +418,7 @@ async function main(): Promise<void> {
         continue;
       }
       console.log(`${size} × ${dimensions}: ${system}…`);
-      results.push(await runChild(system, dir));
+      results.push(...(await runChild(system, dir)));
     }
     report(size, dimensions, results);
   }

@@ -96,9 +96,9 @@ const VARIABLES: Record<Variable, VariableDoc> = {
   },
   VECTOR_SEARCH_THREADS: { group: 'Search indexes', meaning: '`flat`: threads a scan may use (`0`: every core but one).' },
   VECTOR_EXACT_SCAN_THRESHOLD: { group: 'Search indexes', meaning: '`pgvector`: searches over at most this many chunks scan exactly instead of walking the HNSW graph.' },
-  VECTOR_GRAPH_MIN_ROWS: {
+  VECTOR_GRAPH_MIN_MB: {
     group: 'Search indexes',
-    meaning: '`flat`: knowledge bases and corpora of at least this many chunks of dense vectors (a neural embedder\'s) are searched through an HNSW graph instead of an exact scan (`0`: never).',
+    meaning: '`flat`: knowledge bases and corpora holding at least this many MiB of dense vectors (a neural embedder\'s; 1 byte a dimension: 160 MiB is ~218,000 chunks of 768 dimensions) are searched through an HNSW graph instead of an exact scan (`0`: never).',
   },
   VECTOR_GRAPH_EF_SEARCH: {
     group: 'Search indexes',

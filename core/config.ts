@@ -74,7 +74,7 @@ export const envSchema = z.object({
   KEYWORD_INDEX: z.enum(['flat', 'postgres']).optional(),
   VECTOR_SEARCH_THREADS: z.coerce.number().int().min(0).max(256).default(0),
   VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(4_000),
-  VECTOR_GRAPH_MIN_ROWS: z.coerce.number().int().min(0).default(100_000),
+  VECTOR_GRAPH_MIN_MB: z.coerce.number().int().min(0).default(160),
   VECTOR_GRAPH_EF_SEARCH: z.coerce.number().int().min(10).max(4000).default(800),
   VECTOR_SNAPSHOT_DIR: z.string().min(1).optional(),
   VECTOR_SNAPSHOT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(900),
@@ -195,7 +195,7 @@ export interface Config {
    * `flat`: every vector in this process's memory, int8, searched exactly (the embedded default:
    * one process owns the database); `pgvector`: HNSW indexes in the database (the server default,
    * shared by API replicas). The threshold and ef_search tune pgvector (and Qdrant), the threads
-   * the flat scan; graphMinRows is the size from which the flat index gives a knowledge base's (or
+   * the flat scan; graphMinMb is the size (MiB of int8 vectors) from which the flat index gives a knowledge base's (or
    * corpus's) dense vectors an HNSW graph (0: never), searched with graphEfSearch candidates.
    */
   vectorIndex: {
@@ -203,7 +203,7 @@ export interface Config {
     exactScanThreshold: number;
     efSearch: number;
     searchThreads: number;
-    graphMinRows: number;
+    graphMinMb: number;
     graphEfSearch: number;
     /** `flat`: where its snapshots go (none: every start reads the tables), and how often one is taken while things change (0: at shutdown only). */
     snapshotDir: string | undefined;
@@ -440,7 +440,7 @@ export function loadConfig(env: Env = process.env): Config {
       exactScanThreshold: e.VECTOR_EXACT_SCAN_THRESHOLD,
       efSearch: e.HNSW_EF_SEARCH,
       searchThreads: e.VECTOR_SEARCH_THREADS,
-      graphMinRows: e.VECTOR_GRAPH_MIN_ROWS,
+      graphMinMb: e.VECTOR_GRAPH_MIN_MB,
       graphEfSearch: e.VECTOR_GRAPH_EF_SEARCH,
       snapshotDir:
         e.VECTOR_SNAPSHOT_DIR === 'off'

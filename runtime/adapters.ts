@@ -61,7 +61,7 @@ export function createVectorIndex(db: Database, config: AdapterConfig, embedder:
   if (v.kind !== 'flat') return new PgVectorIndex(db, v);
   // While the flat index loads, the database searches exactly, with no HNSW indexes to keep up.
   const loading = new PgVectorIndex(db, { graphs: false });
-  const graph = v.graphMinRows > 0 ? { ...DEFAULT_GRAPH_POLICY, minRows: v.graphMinRows, expansionSearch: v.graphEfSearch } : null;
+  const graph = v.graphMinMb > 0 ? { ...DEFAULT_GRAPH_POLICY, minBytes: v.graphMinMb * 2 ** 20, expansionSearch: v.graphEfSearch } : null;
   return new FlatVectorIndex(db, embedder.id, loading, log.child({ component: 'vector-index' }), {
     threads: v.searchThreads,
     keywords: config.keywordIndex === 'flat',

@@ -36,7 +36,7 @@ for (const database of testDatabases()) {
         threads: 1,
         snapshotDir: dir,
         snapshotMarginMs: 0,
-        graph: { ...DEFAULT_GRAPH_POLICY, minRows: 1, minDensity: 0 },
+        graph: { ...DEFAULT_GRAPH_POLICY, minBytes: 1, minDensity: 0 },
         ...options,
       });
     const started = async (index: FlatVectorIndex) => {

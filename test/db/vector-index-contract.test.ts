@@ -44,8 +44,8 @@ const ADAPTERS: Adapter[] = [
   {
     name: 'flat, every segment searched through an HNSW graph',
     make: async (db) => {
-      // The lexical embedder's vectors are sparse: a density of 0 lets them have a graph anyway.
-      const graph = { ...DEFAULT_GRAPH_POLICY, minRows: 1, minDensity: 0 };
+      // The lexical embedder's vectors are sparse: a density of 0 lets them have a graph anyway; filters go through it too.
+      const graph = { ...DEFAULT_GRAPH_POLICY, minBytes: 1, minDensity: 0, exactBytes: 0 };
       const index = new FlatVectorIndex(db, embedder.id, new PgVectorIndex(db, { graphs: false }), silent, { threads: 1, graph });
       await index.start();
       await index.loaded;

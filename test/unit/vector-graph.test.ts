@@ -35,7 +35,8 @@ async function built(segment: Segment<Tagged>): Promise<void> {
 }
 
 describe('flat vector index: the HNSW graph of a large dense segment', () => {
-  const policy: GraphPolicy = { ...DEFAULT_GRAPH_POLICY, minRows: 500 };
+  // Filters passing up to 500 rows are scanned exactly; broader ones go through the graph.
+  const policy: GraphPolicy = { ...DEFAULT_GRAPH_POLICY, minBytes: 500 * DIMENSIONS, exactBytes: 500 * DIMENSIONS };
   const vectors = denseVectors(3000, 3);
   const queries = denseVectors(30, 4);
   let segment: Segment<Tagged>;

@@ -169,7 +169,7 @@ export class Segment<O extends Owner> {
     const policy = this.graphPolicy;
     if (!policy || this.disposed || this.dimensions === 0) return;
     if (!this.graph) {
-      if (this.live < policy.minRows || this.nonZero < policy.minDensity * this.rows * this.dimensions) return;
+      if (this.live * this.dimensions < policy.minBytes || this.nonZero < policy.minDensity * this.rows * this.dimensions) return;
       this.graph = new VectorGraph(this.dimensions, policy);
       this.dropMirror();
     }
@@ -402,8 +402,8 @@ export class Segment<O extends Owner> {
     const policy = this.graphPolicy;
     if (!graph || !policy) return undefined;
     const pending = this.rows - graph.covered;
-    if (pending > Math.max(policy.minRows, graph.size / 8)) return undefined;
-    if (accept && allowed < policy.minRows) return undefined;
+    if (pending * this.dimensions > Math.max(policy.exactBytes, (graph.size * this.dimensions) / 8)) return undefined;
+    if (accept && allowed * this.dimensions <= policy.exactBytes) return undefined;
     const state = { chunkIds: this.chunkIds, rowOwners: this.rowOwners };
     const passes = (row: number) => {
       const owner = this.rowOwners[row];

@@ -4,8 +4,8 @@ import { usearch } from './scan/usearch.js';
 
 /** When a segment's vectors get a graph, and how it is built and searched. */
 export interface GraphPolicy {
-  /** Segments of at least this many rows get a graph (smaller ones are scanned exactly, cheaply). */
-  minRows: number;
+  /** Segments of at least this many bytes of int8 vectors get a graph (smaller ones are scanned exactly, cheaply). */
+  minBytes: number;
   /**
    * Only segments whose vectors are at least this dense (share of non-zero components) get one: the
    * built-in lexical embedder's sparse vectors are scanned by column faster than a graph answers,
@@ -13,6 +13,12 @@ export interface GraphPolicy {
    * are dense.
    */
   minDensity: number;
+  /**
+   * A filtered search over a segment with a graph scans the passing rows exactly when they hold at
+   * most this many bytes of vectors (16 MiB: ~22,000 rows of 768 dimensions, a few milliseconds),
+   * and asks the graph otherwise.
+   */
+  exactBytes: number;
   /** Neighbours per node (HNSW M). */
   connectivity: number;
   /** Candidates kept while inserting (efConstruction). */
@@ -24,11 +30,24 @@ export interface GraphPolicy {
 }
 
 /**
- * M 16 and efConstruction 128 are the usual HNSW defaults; ef 160 measured recall@10 0.96 on
- * 100,000 clustered 384-dimension vectors at 0.6 ms a search (bench/vector-peers.bench.ts prints it
- * for the corpus at hand). 20,000 rows of 768 dimensions scan exactly in ~2 ms.
+ * Chosen by bench/vector-peers.bench.ts (docs/performance.md): at 100,000 chunks of 384
+ * dimensions (37 MiB) the exact scan (2.2 ms, recall 0.99) beat the graph (2.8 ms, 0.95); the scan
+ * grows with the bytes it reads (~45 ms at 1,000,000 × 768), the graph hardly, so the graph starts
+ * where the scan would pass ~10 ms (160 MiB); M 16 and efConstruction 128 are the usual HNSW defaults (M 32
+ * doubles the build for a few points of recall); ef 800 found 0.95 of the exact top 10 at 100,000
+ * chunks of 384 dimensions and 0.81 at 1,000,000 of 768 (a graph's reach, not its candidates'
+ * order: more candidates at the same ef found no more). usearch's f16 instead of int8 added ~0.01
+ * for 40 % more build time and 0.8 GB more memory at 1M × 768.
  */
-export const DEFAULT_GRAPH_POLICY: GraphPolicy = { minRows: 100_000, minDensity: 0.5, connectivity: 16, expansionAdd: 128, expansionSearch: 800, batchMs: 20 };
+export const DEFAULT_GRAPH_POLICY: GraphPolicy = {
+  minBytes: 160 * 2 ** 20,
+  minDensity: 0.5,
+  exactBytes: 16 * 1024 * 1024,
+  connectivity: 16,
+  expansionAdd: 128,
+  expansionSearch: 800,
+  batchMs: 20,
+};
 
 /** What a snapshot keeps of a graph besides usearch's own file. */
 export interface GraphState {
