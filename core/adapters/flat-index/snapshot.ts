@@ -36,21 +36,14 @@ interface Manifest extends SnapshotHeader {
   segments: ManifestEntry[];
 }
 
-/** The header of a segment file: everything but the typed arrays, which follow it in BLOBS order. */
-interface SegmentHeader {
-  dimensions: number;
-  tenantId: string | null;
-  subTenantId: string | null;
-  rows: number;
-  dead: number;
-  nonZero: number;
-  chunkIds: string[];
+/** The header of a segment file: everything but the typed arrays, which follow it in order (see writeSegment). */
+type SegmentHeader = Pick<SegmentState<Owner>, 'dimensions' | 'tenantId' | 'subTenantId' | 'rows' | 'dead' | 'nonZero' | 'chunkIds'> & {
   owners: unknown[];
   lexemes?: string[];
   graph?: { labels: number; covered: number };
   /** Byte length of each blob. */
   blobs: number[];
-}
+};
 
 const FORMAT = 1;
 const MAGIC = Buffer.from('LOREFLAT');
