@@ -240,8 +240,8 @@ export class Segment<O extends Owner> {
   static restore<O extends Owner>(state: SegmentState<O>, graphFile: string | undefined, setup: SegmentSetup<O>): Segment<O> {
     const segment = new Segment<O>(state.dimensions, state.tenantId, state.subTenantId, setup.scanner, setup.labels, false, setup.graphPolicy);
     const d = state.dimensions;
-    segment.data = new Int8Array(Math.max(64, state.rows) * d);
-    segment.data.set(state.data);
+    // The state's own rows (a snapshot's are read into memory of their own); put grows them when needed.
+    segment.data = state.data.length ? state.data : new Int8Array(64 * d);
     segment.rows = state.rows;
     segment.dead = state.dead;
     segment.nonZero = state.nonZero;

@@ -178,45 +178,67 @@ export class SnapshotStore {
     return hash.digest('hex');
   }
 
+  /**
+   * A segment file, checked against its hash first (streamed), then read section by section into
+   * arrays of their own: memory holds each section once, never the whole file beside the copies.
+   */
   private async readSegment(file: string, sha256: string): Promise<SegmentState<Owner>> {
-    const bytes = await fs.readFile(file).catch(() => {
-      throw new InvalidSnapshot(`${path.basename(file)} is missing`);
+    const name = path.basename(file);
+    const hash = await sha256OfFile(file).catch(() => {
+      throw new InvalidSnapshot(`${name} is missing`);
     });
-    if (createHash('sha256').update(bytes).digest('hex') !== sha256) throw new InvalidSnapshot(`${path.basename(file)} does not match its hash`);
-    if (!bytes.subarray(0, MAGIC.byteLength).equals(MAGIC)) throw new InvalidSnapshot(`${path.basename(file)} is not a segment file`);
-    const jsonLength = bytes.readUInt32LE(MAGIC.byteLength);
-    let offset = MAGIC.byteLength + 4;
-    const header = JSON.parse(bytes.toString('utf8', offset, offset + jsonLength)) as SegmentHeader;
-    offset += jsonLength;
-    // Copies: the file's buffer is let go of once the segment has its own arrays.
-    const blobs = header.blobs.map((length) => {
-      offset += (8 - (offset % 8)) % 8;
-      const blob = bytes.subarray(offset, offset + length);
-      offset += length;
-      return blob;
-    });
-    const copy = <T>(blob: Uint8Array | undefined, make: (buffer: ArrayBuffer) => T): T => {
-      if (!blob) throw new InvalidSnapshot(`${path.basename(file)} lacks a section`);
-      // new Uint8Array(…) copies (a Buffer's slice would be a view of the whole file's memory).
-      return make(new Uint8Array(blob).buffer);
-    };
-    const [data, rowOwner, lengths, entries, labelRow] = header.lexemes ? blobs : [blobs[0], blobs[1], undefined, undefined, blobs[2]];
-    return {
-      dimensions: header.dimensions,
-      tenantId: header.tenantId,
-      subTenantId: header.subTenantId,
-      rows: header.rows,
-      dead: header.dead,
-      nonZero: header.nonZero,
-      data: copy(data, (b) => new Int8Array(b)),
-      chunkIds: header.chunkIds,
-      rowOwner: copy(rowOwner, (b) => new Int32Array(b)),
-      owners: header.owners as Array<Omit<Owner, 'rows'>>,
-      postings: header.lexemes
-        ? { lexemes: header.lexemes, lengths: copy(lengths, (b) => new Uint32Array(b)), entries: copy(entries, (b) => new Uint32Array(b)) }
-        : undefined,
-      graph: header.graph ? { ...header.graph, labelRow: copy(labelRow, (b) => new Int32Array(b)) } : undefined,
-    };
+    if (hash !== sha256) throw new InvalidSnapshot(`${name} does not match its hash`);
+    const handle = await fs.open(file, 'r');
+    try {
+      let position = 0;
+      const read = async (length: number): Promise<Uint8Array> => {
+        const out = new Uint8Array(length);
+        for (let done = 0; done < length; ) {
+          const { bytesRead } = await handle.read(out, done, Math.min(length - done, 1 << 30), position + done);
+          if (!bytesRead) throw new InvalidSnapshot(`${name} is cut short`);
+          done += bytesRead;
+        }
+        position += length;
+        return out;
+      };
+      if (!Buffer.from(await read(MAGIC.byteLength)).equals(MAGIC)) throw new InvalidSnapshot(`${name} is not a segment file`);
+      const jsonLength = Buffer.from(await read(4)).readUInt32LE(0);
+      const header = JSON.parse(Buffer.from(await read(jsonLength)).toString('utf8')) as SegmentHeader;
+      const blobs: ArrayBuffer[] = [];
+      for (const length of header.blobs) {
+        // Blobs start on a multiple of 8 bytes (see writeSegment).
+        const pad = (8 - (position % 8)) % 8;
+        if (pad) await read(pad);
+        blobs.push((await read(length)).buffer as ArrayBuffer);
+      }
+      const blob = (i: number | undefined) => {
+        const b = i === undefined ? undefined : blobs[i];
+        if (!b) throw new InvalidSnapshot(`${name} lacks a section`);
+        return b;
+      };
+      // Sections in writeSegment's order: data, rowOwner, [lengths, entries], [labelRow].
+      const postings = header.lexemes ? { lengths: 2, entries: 3 } : undefined;
+      const labelRow = postings ? 4 : 2;
+      return {
+        dimensions: header.dimensions,
+        tenantId: header.tenantId,
+        subTenantId: header.subTenantId,
+        rows: header.rows,
+        dead: header.dead,
+        nonZero: header.nonZero,
+        data: new Int8Array(blob(0)),
+        chunkIds: header.chunkIds,
+        rowOwner: new Int32Array(blob(1)),
+        owners: header.owners as Array<Omit<Owner, 'rows'>>,
+        postings:
+          header.lexemes && postings
+            ? { lexemes: header.lexemes, lengths: new Uint32Array(blob(postings.lengths)), entries: new Uint32Array(blob(postings.entries)) }
+            : undefined,
+        graph: header.graph ? { ...header.graph, labelRow: new Int32Array(blob(labelRow)) } : undefined,
+      };
+    } finally {
+      await handle.close();
+    }
   }
 
   private async removeOthers(keep: string): Promise<void> {
