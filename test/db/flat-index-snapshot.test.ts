@@ -39,9 +39,11 @@ for (const database of testDatabases()) {
         graph: { ...DEFAULT_GRAPH_POLICY, minBytes: 1, minDensity: 0 },
         ...options,
       });
+    // Started, with every graph complete (answers compared across indexes are then those of whole graphs).
     const started = async (index: FlatVectorIndex) => {
       await index.start();
       await index.loaded;
+      while (index.graphPending > 0) await new Promise((resolve) => setImmediate(resolve));
       return index;
     };
     /** What an index answers for a few vector and keyword queries. */
@@ -152,7 +154,14 @@ for (const database of testDatabases()) {
         try {
           assert.equal(index.loadReport?.from, 'tables', what);
           assert.match(index.loadReport?.snapshotRefused ?? '', reason, what);
-          assert.deepEqual(await answers(index), expected, `${what}: the answers of an index read from the tables`);
+          // Read from the tables, the graphs are built anew (in another order, on several threads):
+          // keyword answers are the same, vector answers those of another graph over the same rows.
+          const got = await answers(index);
+          assert.deepEqual(got.at(-1), expected.at(-1), `${what}: keyword answers`);
+          got.slice(0, -1).forEach((list, i) => {
+            const overlap = list.filter((id) => expected[i]!.includes(id)).length / expected[i]!.length;
+            assert.ok(overlap >= 0.8, `${what}: vector answers overlap ${overlap} with an index read from the tables`);
+          });
         } finally {
           await index.close();
         }

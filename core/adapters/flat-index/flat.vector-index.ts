@@ -320,6 +320,13 @@ export class FlatVectorIndex implements VectorIndex {
     // Segments take any dimension.
   }
 
+  /** Rows waiting to enter their segment's graph (searches scan them exactly meanwhile). */
+  get graphPending(): number {
+    let pending = 0;
+    for (const map of [this.knowledgeBases, this.corpora]) for (const segment of map.values()) pending += segment.graphPending;
+    return pending;
+  }
+
   /** Whether keyword searches can be served from memory now (the index keeps lexemes and has loaded). */
   get servesKeywords(): boolean {
     return this.options.keywords && this.loadedFlag;
