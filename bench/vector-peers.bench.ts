@@ -34,6 +34,7 @@ import { parseArgs } from 'node:util';
 import { usearch } from '../core/adapters/flat-index/scan/usearch.js';
 import { VectorScanner } from '../core/adapters/flat-index/scan/vector-scanner.js';
 import { type IndexedDocument, Segment, quantize } from '../core/adapters/flat-index/segment.js';
+import { documentState } from '../core/adapters/flat-index/flat.vector-index.js';
 import { SnapshotStore } from '../core/adapters/flat-index/snapshot.js';
 import { DEFAULT_GRAPH_POLICY } from '../core/adapters/flat-index/vector-graph.js';
 import { loadConfig } from '../core/config.js';
@@ -279,7 +280,7 @@ async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Arr
   t = performance.now();
   const read = await store.read({ embedderId: 'bench', keywords: false });
   const restored = Segment.restore<IndexedDocument>(
-    { ...read!.segments[0]!.state, owners: (read!.segments[0]!.state.owners as Array<Omit<IndexedDocument, 'rows'>>).map((o) => ({ ...o, createdAt: new Date(o.createdAt) })) },
+    documentState(read!.segments[0]!.state),
     read!.segments[0]!.graphFile,
     { labels: documentLabels, keywords: false, graphPolicy: policy },
   );

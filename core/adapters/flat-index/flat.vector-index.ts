@@ -16,7 +16,7 @@ import {
 import { withFrequencies, wordSelections } from '../../search/search-sql.js';
 import { ChunkLoader } from './chunk.loader.js';
 import { VectorScanner } from './scan/vector-scanner.js';
-import { type IndexedDocument, type IndexedRecord, type Owner, Segment, type SegmentSetup, quantize } from './segment.js';
+import { type IndexedDocument, type IndexedRecord, type Owner, Segment, type SegmentSetup, type SegmentState, quantize } from './segment.js';
 import { InvalidSnapshot, type SegmentGroup, type SnapshotSegment, SnapshotStore } from './snapshot.js';
 import { DEFAULT_GRAPH_POLICY, type GraphPolicy } from './vector-graph.js';
 
@@ -202,16 +202,9 @@ export class FlatVectorIndex implements VectorIndex {
       const segments: SnapshotSegment[] = [];
       await this.enqueue(async () => {
         takenAt = await this.loader.now();
-        const groups: Array<[SegmentGroup, Map<string, Segment<IndexedDocument>> | Map<string, Segment<IndexedRecord>>]> = [
-          ['knowledgeBase', this.knowledgeBases],
-          ['otherEmbedder', this.otherEmbedders],
-          ['corpus', this.corpora],
-        ];
-        for (const [group, map] of groups) {
-          for (const [id, segment] of map) {
-            const graphFile = segment.hasGraph ? `${generation}/graph-${segments.length}.usearch` : undefined;
-            segments.push({ group, id, state: segment.exportState(graphFile), graphFile });
-          }
+        for (const { group, id, segment } of this.segments()) {
+          const graphFile = segment.hasGraph ? `${generation}/graph-${segments.length}.usearch` : undefined;
+          segments.push({ group, id, state: segment.exportState(graphFile), graphFile });
         }
         this.changed = false;
       });
@@ -248,8 +241,7 @@ export class FlatVectorIndex implements VectorIndex {
         const setup: SegmentSetup<IndexedRecord> = { scanner: this.scanner, labels: recordLabels, keywords: this.options.keywords, graphPolicy: this.options.graph };
         this.corpora.set(id, Segment.restore(state as never, graphFile, setup));
       } else {
-        const owners = (state.owners as Array<Omit<IndexedDocument, 'rows'>>).map((o) => ({ ...o, createdAt: new Date(o.createdAt) }));
-        const restored = Segment.restore<IndexedDocument>({ ...state, owners }, graphFile, group === 'otherEmbedder' ? { ...documentSetup, scanner: undefined, graphPolicy: null } : documentSetup);
+        const restored = Segment.restore<IndexedDocument>(documentState(state), graphFile, group === 'otherEmbedder' ? { ...documentSetup, scanner: undefined, graphPolicy: null } : documentSetup);
         (group === 'otherEmbedder' ? this.otherEmbedders : this.knowledgeBases).set(id, restored);
       }
     }
@@ -296,7 +288,7 @@ export class FlatVectorIndex implements VectorIndex {
       reloaded += recordIds.length;
     }
     let chunks = 0;
-    for (const map of [this.knowledgeBases, this.otherEmbedders, this.corpora]) for (const segment of map.values()) chunks += segment.live;
+    for (const { segment } of this.segments()) chunks += segment.live;
     this.changed = reloaded + dropped > 0;
     return { report: { from: 'snapshot', chunks, ms: 0, reloaded, dropped } };
   }
@@ -307,7 +299,7 @@ export class FlatVectorIndex implements VectorIndex {
     if (this.changed) await this.snapshot();
     this.closed = true;
     await this.queue.catch(() => undefined);
-    for (const segments of [this.knowledgeBases, this.otherEmbedders, this.corpora]) for (const segment of segments.values()) segment.dispose();
+    for (const { segment } of this.segments()) segment.dispose();
     await this.scanner.close();
   }
 
@@ -323,8 +315,15 @@ export class FlatVectorIndex implements VectorIndex {
   /** Rows waiting to enter their segment's graph (searches scan them exactly meanwhile). */
   get graphPending(): number {
     let pending = 0;
-    for (const map of [this.knowledgeBases, this.corpora]) for (const segment of map.values()) pending += segment.graphPending;
+    for (const { segment } of this.segments()) pending += segment.graphPending;
     return pending;
+  }
+
+  /** Every segment, with the group it belongs to (as a snapshot records it). */
+  private *segments(): Generator<{ group: SegmentGroup; id: string; segment: Segment<IndexedDocument> | Segment<IndexedRecord> }> {
+    for (const [id, segment] of this.knowledgeBases) yield { group: 'knowledgeBase', id, segment };
+    for (const [id, segment] of this.otherEmbedders) yield { group: 'otherEmbedder', id, segment };
+    for (const [id, segment] of this.corpora) yield { group: 'corpus', id, segment };
   }
 
   /** Whether keyword searches can be served from memory now (the index keeps lexemes and has loaded). */
@@ -535,4 +534,10 @@ export class FlatVectorIndex implements VectorIndex {
       segmentOf(this.corpora, r.corpusId, () => new Segment<IndexedRecord>(r.dimensions, null, null, this.scanner, recordLabels, this.options.keywords, this.options.graph)).put(r.owner, chunks),
     );
   }
+}
+
+/** A snapshot's state of a knowledge base's segment, its documents' dates made Dates again (JSON keeps them as text). */
+export function documentState(state: SegmentState<Owner>): SegmentState<IndexedDocument> {
+  const owners = (state.owners as Array<Omit<IndexedDocument, 'rows'>>).map((o) => ({ ...o, createdAt: new Date(o.createdAt) }));
+  return { ...state, owners };
 }
