@@ -121,6 +121,18 @@ describe('flat vector index: the HNSW graph of a large dense segment', () => {
     assert.deepEqual(hits.map((h) => h.chunkId).sort(), ['c10', 'c20', 'c2999'], 'three rows pass: all three, exactly');
   });
 
+  it('answers with every passing row when asked for all of them, even those the graph cannot reach', async () => {
+    // Many equal vectors leave some of a graph's nodes unreachable from its entry point: a search
+    // asking for every row must still get every one (by the exact scan the graph falls back to).
+    const few = denseVectors(3, 11);
+    for (let i = 0; i < 3000; i++) {
+      segment.put({ key: `o${i}`, rows: [], tag: i % 2 ? 'odd' : 'even' }, [{ id: `c${i}`, vector: few[i % 3] }]);
+    }
+    await built(segment);
+    assert.equal((await segment.nearest(quantize(few[0]!), 3000, null)).length, 3000);
+    assert.equal((await segment.nearest(quantize(few[1]!), 1500, (o) => o.tag === 'odd', ['odd'])).length, 1500);
+  });
+
   it('keeps removed rows out, through removals and the compaction that follows them', async () => {
     put(0, 3000);
     await built(segment);

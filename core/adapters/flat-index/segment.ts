@@ -395,7 +395,8 @@ export class Segment<O extends Owner> {
    * candidates (four times as many as wanted, at least 40), which with the rows not yet in it are
    * ranked exactly on the segment's rows (0.99). Filtered, it asks for as many as should hold
    * `wanted` passing ones and goes deeper while fewer pass, up to a quarter of the graph; past that
-   * an exact scan is cheaper, and the caller makes it.
+   * an exact scan is cheaper, and the caller makes it. It never answers short: `wanted` rows pass
+   * (the caller counted them), so fewer candidates mean the graph missed some.
    */
   private graphNearest(query: Int8Array, wanted: number, accept: ((owner: O) => boolean) | null, allowed: number): VectorHit[] | undefined {
     const graph = this.graph;
@@ -415,11 +416,12 @@ export class Segment<O extends Owner> {
     for (;;) {
       const found = graph.search(query, k);
       const candidates = Int32Array.from([...Array.from(found.keys, Number).filter(passes), ...tail]);
-      if (candidates.length >= wanted || k >= graph.size) {
-        if (!candidates.length) return [];
-        const ranked = scanNow(this.gather(this.data, candidates), query, this.dimensions, Math.min(wanted, candidates.length), this.threads);
+      if (candidates.length >= wanted) {
+        const ranked = scanNow(this.gather(this.data, candidates), query, this.dimensions, wanted, this.threads);
         return this.hits(state, ranked, (i) => candidates[i]!);
       }
+      // Too few even from the whole graph (a search need not reach every node: equal vectors
+      // leave some unreachable), or so deep that the exact scan is cheaper: the caller scans.
       if (k * 4 > graph.size) return undefined;
       k *= 4;
     }
