@@ -1,3 +1,4 @@
+import { rowVersionSql } from '../db/row-version.js';
 import type { Queryable } from '../db/database.js';
 import type { EncodedEmbeddings } from '../db/embeddings.js';
 import type { PlanId } from '../plans.js';
@@ -118,18 +119,19 @@ export interface IndexedDocument {
 }
 
 /**
- * Makes documents searchable in one statement (each matched by its id and its tenant). Returns how
- * many it updated: fewer than given means some were deleted meanwhile.
+ * Makes documents searchable in one statement (each matched by its id and its tenant). Returns the
+ * version (rowVersionSql) of each it updated, by id: fewer than given means some were deleted meanwhile.
  */
-export async function markDocumentsReady(tx: Queryable, documents: readonly IndexedDocument[], embedder: string): Promise<number> {
-  const { rowCount } = await tx.query(
+export async function markDocumentsReady(tx: Queryable, documents: readonly IndexedDocument[], embedder: string): Promise<Map<string, string>> {
+  const { rows } = await tx.query<{ id: string; version: string }>(
     `UPDATE documents d SET status = 'ready', chunk_count = u.chunk_count, embedder = $5,
             language = COALESCE(u.language, d.language), error = NULL, updated_at = now()
      FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[]) AS u(tenant_id, id, chunk_count, language)
-     WHERE d.id = u.id AND d.tenant_id = u.tenant_id`,
+     WHERE d.id = u.id AND d.tenant_id = u.tenant_id
+     RETURNING d.id, ${rowVersionSql('d.updated_at')} AS version`,
     [documents.map((d) => d.doc.tenant_id), documents.map((d) => d.doc.id), documents.map((d) => d.chunkCount), documents.map((d) => d.language), embedder],
   );
-  return rowCount;
+  return new Map(rows.map((r) => [r.id, r.version]));
 }
 
 /** A document whose job failed for good: failed, holding no chunks (and so no chunk quota). */

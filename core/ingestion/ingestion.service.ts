@@ -62,6 +62,8 @@ interface Indexing {
   languages: Map<string, number>;
   /** The chunks this attempt wrote, by id, for the vector index (earlier attempts' are read back). */
   written: Map<string, { index: number; vector: Float32Array; tsvector: string }>;
+  /** The document's version once ready (see rowVersionSql). */
+  version?: string;
 }
 
 /** `done`: the language of each chunk an earlier attempt wrote, by chunk index. */
@@ -216,12 +218,13 @@ export class IngestionService {
     // batched document keeps the chunk count it reserved when it was stored, so the storage
     // counters' triggers do not fire: concurrent batches wait for no common row here.
     const languageOf = (i: Indexing) => [...i.languages.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
-    const updated = await markDocumentsReady(
+    const versions = await markDocumentsReady(
       tx,
       items.map((i) => ({ doc: i.doc, chunkCount: i.total, language: languageOf(i) })),
       this.embedder.id,
     );
-    if (updated < items.length) throw documentDeleted();
+    if (versions.size < items.length) throw documentDeleted();
+    for (const item of items) item.version = versions.get(item.doc.id);
     await this.usage.recordIngestions(
       tx,
       items.map(({ doc, total }) => ({ tenantId: doc.tenant_id, subTenantId: doc.sub_tenant_id, plan: plans.get(doc.tenant_id)!, chunks: total })),
@@ -234,9 +237,10 @@ export class IngestionService {
   /** Tells the vector index, after the commit, of the documents indexed: with their vectors when this attempt wrote every chunk. */
   private async notifyIndexed(items: readonly Indexing[]): Promise<void> {
     await this.vectors.documentsIndexed(
-      items.map(({ doc, total, written }) => ({
+      items.map(({ doc, total, written, version }) => ({
         id: doc.id,
-        ...(written.size === total && {
+        ...(written.size === total &&
+          version !== undefined && {
           written: {
             tenantId: doc.tenant_id,
             subTenantId: doc.sub_tenant_id,
@@ -245,6 +249,7 @@ export class IngestionService {
             title: doc.title,
             tags: doc.tags,
             createdAt: doc.created_at,
+            version,
             chunks: [...written].sort((a, b) => a[1].index - b[1].index).map(([id, c]) => ({ id, vector: c.vector, tsvector: c.tsvector })),
           },
         }),

@@ -35,6 +35,8 @@ export interface DocumentIndexed {
     title: string;
     tags: Record<string, string>;
     createdAt: Date;
+    /** The version the tables hold once it is ready (see rowVersionSql). */
+    version: string;
     /** Each chunk's vector and its tsvector as PostgreSQL writes it as text (`tsv::text`; see tsvectorCounts). */
     chunks: Array<{ id: string; vector: Float32Array; tsvector?: string }>;
   };

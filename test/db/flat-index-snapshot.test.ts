@@ -11,7 +11,7 @@ import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import type { Database } from '../../core/db/database.js';
 import type { ChunkFilter } from '../../core/search/chunk-filter.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
-import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
+import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp, waitForCorpusJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 
 const silent = pino({ level: 'silent' });
@@ -35,7 +35,6 @@ for (const database of testDatabases()) {
       new FlatVectorIndex(db, embedder.id, new PgVectorIndex(db, { graphs: false }), silent, {
         threads: 1,
         snapshotDir: dir,
-        snapshotMarginMs: 0,
         graph: { ...DEFAULT_GRAPH_POLICY, minBytes: 1, minDensity: 0 },
         ...options,
       });
@@ -115,7 +114,7 @@ for (const database of testDatabases()) {
       }
     });
 
-    it('brings a stale snapshot up to date: documents deleted since are gone, documents added since are found', async () => {
+    it('brings a stale snapshot up to date: documents deleted since are gone, added or changed since are read again', async () => {
       await (await started(make())).close();
       const victim = documents[3]!;
       const victimChunks = (await db.query<{ id: string }>('SELECT id FROM chunks WHERE tenant_id = $1 AND document_id = $2', [tenant.id, victim])).rows.map((r) => r.id);
@@ -123,6 +122,10 @@ for (const database of testDatabases()) {
       documents.splice(3, 1);
       const added = await ingest(app, tenant.key, { knowledge_base_id: kb, title: 'Quagga', content: 'Quagga zebra okapi crossings.' });
       documents.push(added.documentId);
+      // Another state of a document than the snapshot's, stamped with an older time than the
+      // snapshot's (a version is compared, not a time): the index must hold the tables' state.
+      const renamed = documents[5]!;
+      await db.query("UPDATE documents SET title = 'Renamed okapi guide', updated_at = '2001-01-01' WHERE id = $1", [renamed]);
       const index = await started(make());
       try {
         assert.equal(index.loadReport?.from, 'snapshot');
@@ -132,6 +135,52 @@ for (const database of testDatabases()) {
         assert.equal(found[0]?.chunkId, chunk!.id);
         const all = await index.search({ filter: filter(), dimensions: DIMENSIONS, vector: embedder.embedText(corpus.document(3).title, DIMENSIONS), limit: 500 });
         assert.ok(!all.some((h) => victimChunks.includes(h.chunkId)), 'a deleted document came back from the snapshot');
+        const titled = await index.search({ filter: { ...filter(), titleContains: 'renamed okapi' }, dimensions: DIMENSIONS, vector: embedder.embedText('okapi', DIMENSIONS), limit: 500 });
+        const renamedChunks = (await db.query<{ id: string }>('SELECT id FROM chunks WHERE tenant_id = $1 AND document_id = $2', [tenant.id, renamed])).rows.map((r) => r.id);
+        assert.deepEqual(titled.map((h) => h.chunkId).sort(), renamedChunks.sort(), 'the changed document as the tables hold it');
+        assert.equal(index.loadReport?.reloaded, 2, 'only the added and the changed document were read again');
+      } finally {
+        await index.close();
+      }
+    });
+
+    it('restores platform corpora too: a record reloaded since is read again, a corpus deleted since is gone', async () => {
+      const admin = client(app.url, TEST_ADMIN_TOKEN);
+      const slug = `snapshot-${Date.now()}`;
+      assert.equal((await admin('POST', '/internal/v1/corpora', { slug, name: 'Snapshot', plans: ['enterprise'], dimensions: DIMENSIONS })).status, 201);
+      const load = async (records: Array<{ source_record_id: string; content: string }>) => {
+        const res = await admin('POST', `/internal/v1/corpora/${slug}/records`, { records });
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+        assert.equal((await waitForCorpusJob(admin, slug, res.body.job_id)).status, 'completed');
+      };
+      await load([
+        { source_record_id: 'a', content: 'Lichens are fungi and algae together.' },
+        { source_record_id: 'b', content: 'Lichens grow on bare rock.' },
+        { source_record_id: 'c', content: 'Lichens colour old roofs.' },
+      ]);
+      const corpusId = (await db.query<{ id: string }>('SELECT id FROM corpora WHERE slug = $1', [slug])).rows[0]!.id;
+      const stored = async () => (await db.query<{ id: string }>('SELECT id FROM platform_chunks WHERE corpus_id = $1', [corpusId])).rows.map((r) => r.id).sort();
+      const platform = async (index: FlatVectorIndex) =>
+        (await index.searchCorpora({ filter: { corpusIds: [corpusId], metadata: {}, embedder: embedder.id }, dimensions: DIMENSIONS, vector: embedder.embedText('lichens', DIMENSIONS), limit: 10 }))
+          .map((h) => h.chunkId)
+          .sort();
+      await (await started(make())).close();
+      let index = await started(make());
+      assert.deepEqual({ from: index.loadReport?.from, reloaded: index.loadReport?.reloaded }, { from: 'snapshot', reloaded: 0 });
+      assert.deepEqual(await platform(index), await stored());
+      await index.close();
+
+      await load([{ source_record_id: 'a', content: 'Lichens, reloaded: fungi, algae and yeasts.' }]);
+      index = await started(make());
+      assert.equal(index.loadReport?.reloaded, 1, JSON.stringify(index.loadReport));
+      assert.deepEqual(await platform(index), await stored(), 'the reloaded record as the tables hold it');
+      await index.close();
+
+      assert.equal((await admin('DELETE', `/internal/v1/corpora/${slug}`)).status, 204);
+      index = await started(make());
+      try {
+        assert.ok((index.loadReport?.dropped ?? 0) >= 3, JSON.stringify(index.loadReport));
+        assert.deepEqual(await platform(index), []);
       } finally {
         await index.close();
       }

@@ -100,7 +100,7 @@ describe('flat vector index: one segment', () => {
     const random = seededRandom(13);
     const segment = new Segment<IndexedDocument>(DIMENSIONS, 't', null, undefined, documentLabels);
     const put = (i: number, tags: Record<string, string>) =>
-      segment.put({ key: `o${i}`, rows: [], subTenantId: null, tags, createdAt: new Date(0), title: `t${i}` }, [
+      segment.put({ key: `o${i}`, rows: [], subTenantId: null, tags, createdAt: new Date(0), title: `t${i}`, version: "1" }, [
         { id: `c${i}`, vector: randomUnitVector(random, DIMENSIONS) },
       ]);
     for (let i = 0; i < 200; i++) put(i, { team: i % 2 ? 'a' : 'b', year: String(2000 + (i % 10)) });

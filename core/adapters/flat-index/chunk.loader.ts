@@ -1,9 +1,13 @@
 import type { Queryable, SqlParam } from '../../db/database.js';
 import { EmbeddingReader } from '../../db/embeddings.js';
+import { rowVersionSql } from '../../db/row-version.js';
 import { tsvectorCounts } from '../../db/tsvector.js';
 import type { KnownVectors } from '../../ports/vector-index.js';
 import { turnEventLoop } from '../../shared/event-loop.js';
 import type { IndexedDocument, IndexedRecord, SegmentChunk } from './segment.js';
+
+/** A document's version (see rowVersionSql). */
+const DOCUMENT_VERSION = rowVersionSql('d.updated_at');
 
 /** A ready document read from the tables: its knowledge base's segment, and itself as that segment's owner. */
 export interface LoadedDocument {
@@ -64,8 +68,9 @@ export class ChunkLoader {
       created_at: Date;
       title: string;
       dimensions: number;
+      version: string;
     }>(
-      `SELECT d.id, d.tenant_id, d.sub_tenant_id, d.knowledge_base_id, d.tags, d.created_at, d.title, kb.dimensions
+      `SELECT d.id, d.tenant_id, d.sub_tenant_id, d.knowledge_base_id, d.tags, d.created_at, d.title, kb.dimensions, ${DOCUMENT_VERSION} AS version
        FROM documents d JOIN knowledge_bases kb ON kb.id = d.knowledge_base_id
        WHERE d.status = 'ready'${documentIds ? ' AND d.id = ANY($1::uuid[])' : ''}`,
       documentIds ? [documentIds] : [],
@@ -89,7 +94,7 @@ export class ChunkLoader {
             dimensions: d.dimensions,
             tenantId: d.tenant_id,
             subTenantId: d.sub_tenant_id,
-            owner: { key: d.id, rows: [], subTenantId: d.sub_tenant_id, tags: d.tags, createdAt: new Date(d.created_at), title: d.title },
+            owner: { key: d.id, rows: [], subTenantId: d.sub_tenant_id, tags: d.tags, createdAt: new Date(d.created_at), title: d.title, version: d.version },
           },
           list,
           otherEmbedder,
@@ -100,35 +105,22 @@ export class ChunkLoader {
     return read;
   }
 
-  /** The database's clock, the time a snapshot is taken at (see FlatVectorIndex.snapshot). */
-  async now(): Promise<Date> {
-    const { rows } = await this.db.query<{ now: Date }>('SELECT clock_timestamp() AS now');
-    return new Date(rows[0]!.now);
-  }
-
-  /**
-   * Every ready document's id, and whether it became ready at or after `since` (a snapshot taken
-   * then may hold an older state of it, or none).
-   */
-  async readyDocuments(since: Date): Promise<Array<{ id: string; changed: boolean }>> {
-    const { rows } = await this.db.query<{ id: string; changed: boolean }>(
-      "SELECT id, updated_at >= $1 AS changed FROM documents WHERE status = 'ready'",
-      [since],
+  /** Every ready document's id and version (a restored snapshot compares its own with them). */
+  async readyDocuments(): Promise<Array<{ id: string; version: string }>> {
+    const { rows } = await this.db.query<{ id: string; version: string }>(
+      `SELECT id, ${DOCUMENT_VERSION} AS version FROM documents d WHERE status = 'ready'`,
     );
     return rows;
   }
 
-  /**
-   * Every corpus record with chunks of the embedder in use, and whether any of its chunks was
-   * written at or after `since` (reloading a record rewrites them all).
-   */
-  async corpusRecords(since: Date): Promise<Array<{ corpusId: string; recordId: string; changed: boolean }>> {
-    const { rows } = await this.db.query<{ corpus_id: string; source_record_id: string; changed: boolean }>(
-      `SELECT corpus_id, source_record_id, max(created_at) >= $2 AS changed FROM platform_chunks
+  /** Every corpus record with chunks of the embedder in use, and its version. */
+  async corpusRecords(): Promise<Array<{ corpusId: string; recordId: string; version: string }>> {
+    const { rows } = await this.db.query<{ corpus_id: string; source_record_id: string; version: string }>(
+      `SELECT corpus_id, source_record_id, ${rowVersionSql('max(created_at)')} AS version FROM platform_chunks
        WHERE embedder = $1 GROUP BY corpus_id, source_record_id`,
-      [this.embedderId, since],
+      [this.embedderId],
     );
-    return rows.map((r) => ({ corpusId: r.corpus_id, recordId: r.source_record_id, changed: r.changed }));
+    return rows.map((r) => ({ corpusId: r.corpus_id, recordId: r.source_record_id, version: r.version }));
   }
 
   /**
@@ -141,14 +133,18 @@ export class ChunkLoader {
     known: KnownVectors | undefined,
     put: (record: LoadedRecord, chunks: SegmentChunk[]) => void,
   ): Promise<number> {
-    const records = new Map<string, { corpusId: string; recordId: string; dimensions: number; metadata: Record<string, unknown> }>();
+    const records = new Map<string, { corpusId: string; recordId: string; dimensions: number; metadata: Record<string, unknown>; version: string }>();
     // One chunk's metadata stands for its record's (every chunk of a record carries the record's).
-    const { rows } = await this.db.query<{ corpus_id: string; source_record_id: string; dimensions: number; metadata: Record<string, unknown> }>(
-      `SELECT DISTINCT ON (corpus_id, source_record_id) corpus_id, source_record_id, dimensions, metadata FROM platform_chunks
+    const { rows } = await this.db.query<{ corpus_id: string; source_record_id: string; dimensions: number; metadata: Record<string, unknown>; version: string }>(
+      `SELECT DISTINCT ON (corpus_id, source_record_id) corpus_id, source_record_id, dimensions, metadata,
+         ${rowVersionSql('max(created_at) OVER (PARTITION BY corpus_id, source_record_id)')} AS version
+       FROM platform_chunks
        WHERE embedder = $1${corpusId ? ' AND corpus_id = $2 AND source_record_id = ANY($3::text[])' : ''}`,
       corpusId ? [this.embedderId, corpusId, recordIds ?? []] : [this.embedderId],
     );
-    for (const r of rows) records.set(`${r.corpus_id}/${r.source_record_id}`, { corpusId: r.corpus_id, recordId: r.source_record_id, dimensions: r.dimensions, metadata: r.metadata });
+    for (const r of rows) {
+      records.set(`${r.corpus_id}/${r.source_record_id}`, { corpusId: r.corpus_id, recordId: r.source_record_id, dimensions: r.dimensions, metadata: r.metadata, version: r.version });
+    }
     if (!records.size) return 0;
     const chunks = await this.readChunks(
       {
@@ -161,7 +157,7 @@ export class ChunkLoader {
     );
     for (const [key, list] of chunks) {
       const r = records.get(key)!;
-      put({ corpusId: r.corpusId, dimensions: r.dimensions, owner: { key: r.recordId, rows: [], metadata: r.metadata } }, list);
+      put({ corpusId: r.corpusId, dimensions: r.dimensions, owner: { key: r.recordId, rows: [], metadata: r.metadata, version: r.version } }, list);
     }
     return [...chunks.values()].reduce((n, list) => n + list.length, 0);
   }

@@ -45,12 +45,6 @@ export interface FlatVectorIndexOptions {
   snapshotDir: string | undefined;
   /** 0: only at close. */
   snapshotIntervalMs: number;
-  /**
-   * Documents (and corpus records) that became ready this long before a snapshot was taken are
-   * read again when it is restored: a transaction's timestamps are those of its start, so one that
-   * committed just after the snapshot was taken may carry an earlier time.
-   */
-  snapshotMarginMs: number;
 }
 
 export const DEFAULT_FLAT_OPTIONS: FlatVectorIndexOptions = {
@@ -61,7 +55,6 @@ export const DEFAULT_FLAT_OPTIONS: FlatVectorIndexOptions = {
   graph: DEFAULT_GRAPH_POLICY,
   snapshotDir: undefined,
   snapshotIntervalMs: 0,
-  snapshotMarginMs: 10 * 60 * 1000,
 };
 
 /** How the index came to hold what it holds at start-up. */
@@ -200,13 +193,14 @@ export class FlatVectorIndex implements VectorIndex {
     try {
       let takenAt = new Date();
       const segments: SnapshotSegment[] = [];
-      await this.enqueue(async () => {
-        takenAt = await this.loader.now();
+      await this.enqueue(() => {
+        takenAt = new Date();
         for (const { group, id, segment } of this.segments()) {
           const graphFile = segment.hasGraph ? `${generation}/graph-${segments.length}.usearch` : undefined;
           segments.push({ group, id, state: segment.exportState(graphFile), graphFile });
         }
         this.changed = false;
+        return Promise.resolve();
       });
       await store.write(generation, { embedderId: this.embedderId, keywords: this.options.keywords, takenAt: takenAt.toISOString() }, segments);
       this.log.info({ segments: segments.length, ms: Date.now() - started }, 'vector index snapshot written');
@@ -245,45 +239,41 @@ export class FlatVectorIndex implements VectorIndex {
         (group === 'otherEmbedder' ? this.otherEmbedders : this.knowledgeBases).set(id, restored);
       }
     }
-    const since = new Date(new Date(snapshot.header.takenAt).getTime() - this.options.snapshotMarginMs);
+    // Owners gone from the tables are dropped; owners new, or of another version there, read again.
     let reloaded = 0;
     let dropped = 0;
     // Documents.
-    const ready = await this.loader.readyDocuments(since);
-    const readyIds = new Set(ready.map((d) => d.id));
-    const held = new Set<string>();
+    const ready = new Map((await this.loader.readyDocuments()).map((d) => [d.id, d.version]));
+    const held = new Map<string, string>();
     for (const segments of [this.knowledgeBases, this.otherEmbedders]) {
       for (const segment of segments.values()) {
-        for (const key of [...segment.owners.keys()]) {
-          held.add(key);
-          if (!readyIds.has(key)) {
+        for (const [key, owner] of [...segment.owners]) {
+          if (ready.get(key) === owner.version) held.set(key, owner.version);
+          else {
             segment.remove(key);
             dropped++;
           }
         }
       }
     }
-    const stale = ready.filter((d) => d.changed || !held.has(d.id)).map((d) => d.id);
+    const stale = [...ready.keys()].filter((id) => !held.has(id));
     for (let i = 0; i < stale.length; i += 1000) await this.loadDocuments(stale.slice(i, i + 1000));
     reloaded += stale.length;
     // Corpus records.
-    const records = await this.loader.corpusRecords(since);
-    const present = new Set(records.map((r) => `${r.corpusId}/${r.recordId}`));
+    const records = new Map((await this.loader.corpusRecords()).map((r) => [`${r.corpusId}/${r.recordId}`, r]));
     for (const [corpusId, segment] of this.corpora) {
-      for (const key of [...segment.owners.keys()]) {
-        if (!present.has(`${corpusId}/${key}`)) {
+      for (const [key, owner] of [...segment.owners]) {
+        const record = records.get(`${corpusId}/${key}`);
+        if (record?.version === owner.version) records.delete(`${corpusId}/${key}`);
+        else {
           segment.remove(key);
           dropped++;
         }
       }
     }
     const staleRecords = new Map<string, string[]>();
-    for (const r of records) {
-      if (r.changed || !this.corpora.get(r.corpusId)?.owners.has(r.recordId)) staleRecords.set(r.corpusId, [...(staleRecords.get(r.corpusId) ?? []), r.recordId]);
-    }
+    for (const r of records.values()) staleRecords.set(r.corpusId, [...(staleRecords.get(r.corpusId) ?? []), r.recordId]);
     for (const [corpusId, recordIds] of staleRecords) {
-      const segment = this.corpora.get(corpusId);
-      if (segment) for (const id of recordIds) segment.remove(id);
       await this.loadRecords(corpusId, recordIds);
       reloaded += recordIds.length;
     }
@@ -317,6 +307,13 @@ export class FlatVectorIndex implements VectorIndex {
     let pending = 0;
     for (const { segment } of this.segments()) pending += segment.graphPending;
     return pending;
+  }
+
+  /** How many segments (knowledge bases, corpora) search through an HNSW graph. */
+  get graphs(): number {
+    let graphs = 0;
+    for (const { segment } of this.segments()) if (segment.hasGraph) graphs++;
+    return graphs;
   }
 
   /** Every segment, with the group it belongs to (as a snapshot records it). */
@@ -439,7 +436,7 @@ export class FlatVectorIndex implements VectorIndex {
           unknown.push(doc.id);
           continue;
         }
-        const owner = { key: doc.id, rows: [], subTenantId: w.subTenantId, tags: w.tags, createdAt: w.createdAt, title: w.title };
+        const owner = { key: doc.id, rows: [], subTenantId: w.subTenantId, tags: w.tags, createdAt: w.createdAt, title: w.title, version: w.version };
         const chunks = w.chunks.map((c) => ({ id: c.id, vector: c.vector, terms: this.options.keywords && c.tsvector !== undefined ? tsvectorCounts(c.tsvector) : undefined }));
         this.knowledgeBaseSegment(w.knowledgeBaseId, w.dimensions, w.tenantId, w.subTenantId).put(owner, chunks);
       }

@@ -22,10 +22,14 @@ export interface IndexedDocument extends Owner {
   tags: Record<string, string>;
   createdAt: Date;
   title: string;
+  /** Which state of the owner the index holds (see ChunkLoader): a restored snapshot reads it again when the tables' differs. */
+  version: string;
 }
 
 export interface IndexedRecord extends Owner {
   metadata: Record<string, unknown>;
+  /** As IndexedDocument's. */
+  version: string;
 }
 
 /** A segment as a snapshot keeps it (see Segment.exportState); owners without their rows. */
