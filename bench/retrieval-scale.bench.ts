@@ -51,7 +51,7 @@ import type { QueryRequest } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, SearchService } from '../core/search/search.service.js';
 import type { Services } from '../runtime/services.js';
 import { SyntheticCorpus } from './corpus.js';
-import { ROOT, keyContext, median, percentile } from './support.js';
+import { ROOT, keyContext, median, percentile, waitForJobs } from './support.js';
 import { VectorQueryProbe } from './vector-query-probe.js';
 
 const { values } = parseArgs({
@@ -328,24 +328,6 @@ async function store(
       `(first tenth ${((tenth / firstTenthMs) * 1000).toFixed(0)}/s, last tenth ${((tenth / lastTenthMs) * 1000).toFixed(0)}/s)`,
   );
   return { documents, chunks, submitMs };
-}
-
-/**
- * Polls the ingestion jobs until none is pending (a failed job fails the run). While the engine
- * has a backlog this timer does not fire at all (see the report), so the poll mostly notices the end.
- */
-async function waitForJobs(db: Database): Promise<void> {
-  for (;;) {
-    const s = await one<{ pending: number; failed: number }>(
-      db,
-      `SELECT count(*) FILTER (WHERE status IN ('queued', 'processing'))::int AS pending,
-              count(*) FILTER (WHERE status = 'failed')::int AS failed
-       FROM jobs WHERE job_type = 'ingestion'`,
-    );
-    if (s.failed) throw new Error(`${s.failed} ingestion jobs failed`);
-    if (!s.pending) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 /** Indexing rate over each tenth of the corpus, from the jobs' completion times. */

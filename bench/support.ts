@@ -139,3 +139,20 @@ export async function startBenchLore(env: Record<string, string | undefined>, te
     throw err;
   }
 }
+
+/**
+ * Polls the ingestion jobs until none is pending (a failed job fails the run). While the engine
+ * has a backlog this timer does not fire at all, so the poll mostly notices the end.
+ */
+export async function waitForJobs(db: Database): Promise<void> {
+  for (;;) {
+    const { rows } = await db.query<{ pending: number; failed: number }>(
+      `SELECT count(*) FILTER (WHERE status IN ('queued', 'processing'))::int AS pending,
+              count(*) FILTER (WHERE status = 'failed')::int AS failed
+       FROM jobs WHERE job_type = 'ingestion'`,
+    );
+    if (rows[0]!.failed) throw new Error(`${rows[0]!.failed} ingestion jobs failed`);
+    if (!rows[0]!.pending) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

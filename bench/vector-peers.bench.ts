@@ -26,7 +26,6 @@
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import readline from 'node:readline';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -38,11 +37,10 @@ import { documentState } from '../core/adapters/flat-index/flat.vector-index.js'
 import { SnapshotStore } from '../core/adapters/flat-index/snapshot.js';
 import { DEFAULT_GRAPH_POLICY } from '../core/adapters/flat-index/vector-graph.js';
 import { loadConfig } from '../core/config.js';
-import { chunkText } from '../core/ingestion/chunker.js';
 import { type ChunkFilter, documentFilterLabels, documentLabels, documentMatcher } from '../core/search/chunk-filter.js';
 import { seededRandom } from '../core/shared/seeded-random.js';
 import { DenseBenchEmbedder } from './dense-embedder.js';
-import { loadHelpCollection } from './libreoffice-help.js';
+import { TAGS, helpChunks, loadHelpCollections } from './help-chunks.js';
 import type { PeerChunk, VectorPeer } from './peers/peer.js';
 import { ROOT, median, percentile } from './support.js';
 
@@ -60,10 +58,8 @@ const { values } = parseArgs({
   },
 });
 
-const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl'];
 const FILTERS = [undefined, 'p10', 'p01'] as const;
 type FilterName = (typeof FILTERS)[number];
-const TAGS = ['', 'p10', 'p01'];
 const CACHE = path.join(ROOT, '.bench');
 
 /** What a data set directory holds (besides vectors.f32, queries.f32 and texts.jsonl). */
@@ -91,49 +87,23 @@ interface SystemResult {
   snapshot?: { writeSeconds: number; restoreSeconds: number; megabytes: number; rssAfterRestoreMb: number };
 }
 
-/** The bucket (0–999) of a page in a pass: p01 is bucket 0, p10 buckets 1–100. */
-function bucketOf(key: string): number {
-  return createHash('sha1').update(key).digest().readUInt32BE(0) % 1000;
-}
-
 async function buildDataSet(dir: string, size: number, dimensions: number, queryCount: number): Promise<void> {
   const done = path.join(dir, 'manifest.json');
   if (await fs.stat(done).catch(() => undefined)) return;
   await fs.mkdir(dir, { recursive: true });
   console.log(`building the data set: ${size} chunks × ${dimensions} dimensions`);
-  const collections = [];
-  for (const language of LANGUAGES) collections.push(await loadHelpCollection(path.join(CACHE, 'libreoffice'), language));
+  const collections = await loadHelpCollections();
   const embedder = new DenseBenchEmbedder(dimensions);
   const vectors = new Float32Array(size * dimensions);
   const texts: string[] = [];
   const documents: number[] = [];
   const tags: number[] = [];
-  const seen = new Set<string>();
-  let document = 0;
-  for (let pass = 0; texts.length < size; pass++) {
-    const targetChars = pass === 0 ? undefined : 400 + ((pass * 211) % 1400);
-    let added = 0;
-    for (const collection of collections) {
-      for (const page of collection.pages) {
-        const bucket = bucketOf(`${collection.language}/${page.id}/${pass}`);
-        const tag = bucket === 0 ? 2 : bucket <= 100 ? 1 : 0;
-        let used = false;
-        for (const chunk of chunkText(page.text, targetChars ? { targetChars, maxChars: Math.max(2000, targetChars * 2) } : {})) {
-          if (texts.length >= size) break;
-          const key = createHash('sha1').update(chunk.content).digest('hex');
-          if (seen.has(key)) continue;
-          seen.add(key);
-          embedder.embed(chunk.content, vectors.subarray(texts.length * dimensions, (texts.length + 1) * dimensions));
-          texts.push(chunk.content);
-          documents.push(document);
-          tags.push(tag);
-          used = true;
-          added++;
-        }
-        if (used) document++;
-      }
-    }
-    if (!added) throw new Error(`the help pages give only ${texts.length} distinct chunks`);
+  for (const chunk of helpChunks(collections)) {
+    if (texts.length >= size) break;
+    embedder.embed(chunk.content, vectors.subarray(texts.length * dimensions, (texts.length + 1) * dimensions));
+    texts.push(chunk.content);
+    documents.push(chunk.document);
+    tags.push(chunk.tag);
   }
   const random = seededRandom(7);
   const entries = collections.flatMap((c) => c.index.map((e) => e.term));
@@ -240,7 +210,7 @@ async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Arr
       const document = manifest.documents[row]!;
       if (owner?.key !== `d${document}`) {
         flush();
-        owner = { key: `d${document}`, rows: [], subTenantId: null, tags: { bucket: TAGS[manifest.tags[row]!] || 'none' }, createdAt: new Date(0), title: '' };
+        owner = { key: `d${document}`, rows: [], subTenantId: null, tags: { bucket: TAGS[manifest.tags[row]!] || 'none' }, createdAt: new Date(0), title: '', version: '0' };
       }
       chunks.push({ id: String(row), vector: vectors.subarray(i * d, (i + 1) * d) });
     }
