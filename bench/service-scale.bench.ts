@@ -319,7 +319,8 @@ async function loreProcess(): Promise<void> {
 function child(role: string, env: Record<string, string>, args: string[] = []): ChildProcess {
   return fork(path.join(ROOT, 'bench/service-scale.bench.ts'), ['--role', role, ...args], {
     cwd: ROOT,
-    execArgv: ['--import', 'tsx', '--expose-gc', '--max-old-space-size=16384'],
+    // Node's default heap limit, as `npm start` runs Lore.
+    execArgv: ['--import', 'tsx', '--expose-gc'],
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
