@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps): App {
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
   app.set('query parser', 'simple');
 
-  const metrics = createMetrics(deps.registry, () => services.jobs.backlog());
+  const metrics = createMetrics(deps.registry, () => services.jobs.backlog(), () => services.queries.load);
   const probes = healthRoutes(services);
   const routes: RouteSpec[] = [
     ...probes,

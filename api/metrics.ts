@@ -13,12 +13,16 @@ export interface HttpMetrics {
 /** What the job-backlog gauges read when Prometheus scrapes. */
 export type BacklogSource = () => Promise<Array<{ job_type: string; waiting: number; oldest_seconds: number }>>;
 
+/** What the query-load gauges read when Prometheus scrapes (see QueryService). */
+export type QueryLoadSource = () => { active: number; waiting: number };
+
 /**
- * The HTTP metrics and the job backlog, added to the process's registry (which holds the process
- * and domain metrics too: `runtime/prometheus.domain-metrics.ts`); one app per registry.
+ * The HTTP metrics, the job backlog and the query load, added to the process's registry (which
+ * holds the process and domain metrics too: `runtime/prometheus.domain-metrics.ts`); one app per registry.
  */
-export function createMetrics(registry: Registry, backlog?: BacklogSource): HttpMetrics {
+export function createMetrics(registry: Registry, backlog?: BacklogSource, queryLoad?: QueryLoadSource): HttpMetrics {
   if (backlog) registerBacklogGauges(registry, backlog);
+  if (queryLoad) registerQueryLoadGauges(registry, queryLoad);
   return {
     registry,
     requests: new Counter({
@@ -64,6 +68,29 @@ function registerBacklogGauges(registry: Registry, backlog: BacklogSource): void
     async collect() {
       this.reset();
       for (const row of await read().catch(() => [])) this.set({ type: row.job_type }, row.oldest_seconds);
+    },
+  });
+}
+
+/**
+ * `lore_queries_active` and `lore_queries_waiting`: queries this process is answering, and those
+ * waiting for their turn (QUERY_CONCURRENCY). Waiting ones that stay means the process is saturated.
+ */
+function registerQueryLoadGauges(registry: Registry, load: QueryLoadSource): void {
+  new Gauge({
+    name: 'lore_queries_active',
+    help: 'Queries this process is answering.',
+    registers: [registry],
+    collect() {
+      this.set(load().active);
+    },
+  });
+  new Gauge({
+    name: 'lore_queries_waiting',
+    help: 'Queries waiting for their turn in this process (QUERY_CONCURRENCY).',
+    registers: [registry],
+    collect() {
+      this.set(load().waiting);
     },
   });
 }

@@ -33,6 +33,7 @@
  *
  * Usage: npx tsx bench/service-scale.bench.ts [--sizes 100000:384,1000000:768] [--queries 200]
  *   [--run-seconds 30] [--concurrency 16] [--chunks-per-document 100] [--keep-data DIR]
+ *   [--cpu-prof DIR] (a CPU profile of each Lore process, written when it stops)
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -67,6 +68,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     'chunks-per-document': { type: 'string', default: '100' },
     'keep-data': { type: 'string' },
+    'cpu-prof': { type: 'string' },
     // Set by the parent for its children.
     role: { type: 'string' },
     dimensions: { type: 'string' },
@@ -320,7 +322,7 @@ function child(role: string, env: Record<string, string>, args: string[] = []): 
   return fork(path.join(ROOT, 'bench/service-scale.bench.ts'), ['--role', role, ...args], {
     cwd: ROOT,
     // Node's default heap limit, as `npm start` runs Lore.
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    execArgv: ['--import', 'tsx', '--expose-gc', ...(values['cpu-prof'] && role === 'lore' ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values['cpu-prof'])] : [])],
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -391,7 +393,7 @@ async function runSize(size: number, dimensions: number, queries: string[]): Pro
   const env = {
     DATA_DIR: dataDir,
     EMBEDDER: 'openai',
-    EMBEDDER_URL: `http://127.0.0.1:${port}/v1/embeddings`,
+    EMBEDDER_URL: `http://127.0.0.1:${port}`,
     EMBEDDER_MODEL: 'dense-bench',
     TRUSTED_PROXIES: '127.0.0.1',
     LOG_LEVEL: 'silent',

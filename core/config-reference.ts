@@ -89,6 +89,12 @@ const VARIABLES: Record<Variable, VariableDoc> = {
     meaning: '`flat`: vectors in this process\'s memory (int8), searched exactly; `pgvector`: HNSW indexes in the database, shared by API replicas; `qdrant`: a Qdrant server (`QDRANT_URL`), a collection per tenant and dimension count.',
     default: '`flat` embedded, `pgvector` with `DATABASE_URL`',
   },
+  QUERY_CONCURRENCY: {
+    group: 'Search indexes',
+    meaning:
+      'Queries (REST and MCP) one process answers at once; the rest wait their turn in order, so health checks and other requests are not queued behind them.',
+    default: '4 embedded; `DATABASE_POOL_SIZE` with PostgreSQL',
+  },
   KEYWORD_INDEX: {
     group: 'Search indexes',
     meaning: "`flat`: keyword ranking in memory over the flat index's copy of each chunk's lexemes (needs `VECTOR_INDEX=flat`); `postgres`: in the database, through a GIN index.",

@@ -14,6 +14,13 @@ const boolFromEnv = z
 
 const urlString = z.url({ protocol: /^https?$/ });
 
+/**
+ * QUERY_CONCURRENCY's default in the embedded topology: one PGlite connection on the main thread
+ * and the vector scans on a worker keep two cores busy with a few queries; the others wait in
+ * order instead of queueing their statements ahead of every other request (docs/performance.md).
+ */
+export const EMBEDDED_QUERY_CONCURRENCY = 4;
+
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -72,6 +79,7 @@ export const envSchema = z.object({
   QDRANT_HNSW_EF_CONSTRUCT: z.coerce.number().int().min(8).max(1000).default(100),
   QDRANT_QUANTIZATION: z.enum(['none', 'scalar']).default('none'),
   KEYWORD_INDEX: z.enum(['flat', 'postgres']).optional(),
+  QUERY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   VECTOR_SEARCH_THREADS: z.coerce.number().int().min(0).max(256).default(0),
   VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(4_000),
   VECTOR_GRAPH_MIN_MB: z.coerce.number().int().min(0).default(160),
@@ -216,6 +224,11 @@ export interface Config {
    * lexemes (needs VECTOR_INDEX=flat; its default); `postgres`: in the database (GIN index).
    */
   keywordIndex: 'flat' | 'postgres';
+  /**
+   * Queries answered at once by this process; more wait their turn in order. Beyond what the
+   * database and the cores run in parallel, more at once only lengthens every request's wait.
+   */
+  queryConcurrency: number;
   billingEnabled: boolean;
   dpaCurrentVersion: number;
   /** Proxies whose X-Forwarded-For is believed when finding a client's IP (none by default). */
@@ -465,6 +478,7 @@ export function loadConfig(env: Env = process.env): Config {
         : {}),
     },
     keywordIndex,
+    queryConcurrency: e.QUERY_CONCURRENCY ?? (database.kind === 'postgres' ? database.poolSize : EMBEDDED_QUERY_CONCURRENCY),
     billingEnabled: e.BILLING_ENABLED,
     dpaCurrentVersion: e.DPA_CURRENT_VERSION,
     trustedProxies: (e.TRUSTED_PROXIES ?? '').split(',').map((v) => v.trim()).filter(Boolean),

@@ -31,6 +31,7 @@ export type RuntimeConfig = Pick<
   | 'jobs'
   | 'vectorIndex'
   | 'keywordIndex'
+  | 'queryConcurrency'
   | 'database'
   | 'billingEnabled'
   | 'dpaCurrentVersion'

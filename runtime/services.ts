@@ -112,7 +112,7 @@ export function createServices(
   db: Database,
   config: Pick<
     Config,
-    'apiKeyPrefix' | 'chunking' | 'pdfParseTimeoutMs' | 'billingEnabled' | 'dpaCurrentVersion' | 'oauth' | 'addons' | 'portal' | 'publicBaseUrl' | 'port'
+    'apiKeyPrefix' | 'chunking' | 'pdfParseTimeoutMs' | 'billingEnabled' | 'dpaCurrentVersion' | 'oauth' | 'addons' | 'portal' | 'publicBaseUrl' | 'port' | 'queryConcurrency'
   >,
   adapters: Adapters,
   log: Logger = pino({ level: 'silent' }),
@@ -161,7 +161,7 @@ export function createServices(
     ingestion: new IngestionService(db, adapters.embedder, adapters.languageDetector, usage, adapters.vectorIndex, adapters.metrics),
     jobs: new JobService(db),
     search,
-    queries: new QueryService(search, usage, new QueryTranslationService(db, translation, subTenants), adapters.metrics),
+    queries: new QueryService(search, usage, new QueryTranslationService(db, translation, subTenants), adapters.metrics, config.queryConcurrency),
     health: new HealthService(db, adapters.vectorIndex),
     corpora: new CorpusService(db, adapters.vectorIndex, adapters.engine, { chunking: config.chunking }),
     corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector, adapters.vectorIndex, adapters.metrics),

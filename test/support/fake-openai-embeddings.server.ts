@@ -31,6 +31,9 @@ export class FakeOpenAiEmbeddingsServer {
   readonly requests: FakeOpenAiEmbeddingsRequest[] = [];
   /** Milliseconds to wait before answering each request. */
   delayMs = 0;
+  /** Requests being answered now, and the most there were at once. */
+  inFlight = 0;
+  maxInFlight = 0;
   /** Answer `data` in reverse order, as a server is allowed to. */
   reverseOrder = false;
   /** Answer with base64 instead of float arrays, as servers ignoring `encoding_format` do. */
@@ -80,7 +83,12 @@ export class FakeOpenAiEmbeddingsServer {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = parseBody(Buffer.concat(chunks).toString('utf8'));
     this.requests.push({ path: request.url ?? '', headers: request.headers, body });
-    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
+    try {
+      if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    } finally {
+      this.inFlight--;
+    }
     if (response.destroyed) return;
 
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}): void => {
