@@ -36,11 +36,13 @@
  *   [--cpu-prof DIR] (a CPU profile of each Lore process, written when it stops)
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
@@ -56,7 +58,7 @@ import { tenantScope } from '../core/shared/scope.js';
 import { createDomainMetrics, createRegistry } from '../runtime/prometheus.domain-metrics.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { DenseBenchEmbedder } from './dense-embedder.js';
-import { TAGS, helpChunks, loadHelpCollections } from './help-chunks.js';
+import { helpChunks, loadHelpCollections } from './help-chunks.js';
 import { ROOT, keyContext, percentile, waitForJobs } from './support.js';
 
 const { values } = parseArgs({
@@ -118,7 +120,7 @@ interface Ready {
 }
 
 type Command =
-  | { cmd: 'ingest'; size: number; chunksPerDocument: number }
+  | { cmd: 'ingest'; file: string; documents: number }
   | { cmd: 'service'; queries: string[]; filter: FilterName }
   | { cmd: 'memory' }
   | { cmd: 'stop' };
@@ -215,7 +217,7 @@ async function loreProcess(): Promise<void> {
     void (async () => {
       switch (message.cmd) {
         case 'ingest': {
-          const result = await ingest(message.size, message.chunksPerDocument);
+          const result = await ingest(message.file, message.documents);
           process.send!({ ingest: result });
           break;
         }
@@ -259,37 +261,18 @@ async function loreProcess(): Promise<void> {
   });
 
   /** Stores documents of the help until `size` chunks, the job engine running, then waits for the jobs and the graph. */
-  async function ingest(size: number, chunksPerDocument: number): Promise<IngestResult> {
-    const documents: Array<{ title: string; content: string; tags: Record<string, string> }> = [];
-    let chunks = 0;
-    let parts: string[] = [];
-    let length = 0;
-    let first = { title: '', language: '', tag: 0 };
-    const flush = () => {
-      if (!parts.length) return;
-      const content = parts.join('\n\n');
-      chunks += chunkText(content, DEFAULT_CHUNKING).length;
-      documents.push({ title: first.title, content, tags: { bucket: TAGS[first.tag] || 'none', language: first.language } });
-      parts = [];
-      length = 0;
-    };
-    // Each document: consecutive help chunks of one language, about `chunksPerDocument` of Lore's chunks long.
-    for (const chunk of helpChunks(await loadHelpCollections())) {
-      if (chunks >= size) break;
-      if (parts.length && (chunk.language !== first.language || length >= chunksPerDocument * DEFAULT_CHUNKING.targetChars)) flush();
-      if (!parts.length) first = { title: chunk.title, language: chunk.language, tag: documents.length % 1000 === 0 ? 2 : documents.length % 10 === 1 ? 1 : 0 };
-      parts.push(chunk.content);
-      length += chunk.content.length;
-    }
-    flush();
-    const tenth = Math.max(1, Math.floor(documents.length / 10));
+  async function ingest(file: string, documents: number): Promise<IngestResult> {
+    const tenth = Math.max(1, Math.floor(documents / 10));
     const t0 = performance.now();
     let firstTenth = 0;
     let lastTenthStart = 0;
-    for (let i = 0; i < documents.length; i++) {
-      if (i === documents.length - tenth) lastTenthStart = performance.now();
-      await services.documents.ingest(scope, { knowledge_base_id: state!.knowledgeBaseId, ...documents[i]! });
-      if (i === tenth - 1) firstTenth = performance.now() - t0;
+    // Read a line at a time: the bench's text stays out of the memory measured.
+    let i = 0;
+    for await (const line of readline.createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+      if (i === documents - tenth) lastTenthStart = performance.now();
+      const document = JSON.parse(line) as DocumentLine;
+      await services.documents.ingest(scope, { knowledge_base_id: state!.knowledgeBaseId, ...document });
+      if (++i === tenth) firstTenth = performance.now() - t0;
     }
     const storeMs = performance.now() - t0;
     const lastTenth = performance.now() - lastTenthStart;
@@ -302,7 +285,7 @@ async function loreProcess(): Promise<void> {
       [state!.knowledgeBaseId],
     );
     return {
-      documents: documents.length,
+      documents,
       chunks: rows[0]!.n,
       storeSeconds: storeMs / 1000,
       firstTenthPerSecond: (tenth / firstTenth) * 1000,
@@ -316,6 +299,50 @@ async function loreProcess(): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // The load generator.
+
+interface DocumentLine {
+  title: string;
+  content: string;
+  tags: Record<string, string>;
+}
+
+/**
+ * Writes documents of the help to `file`, one JSON line each, until they hold `size` of Lore's
+ * chunks: consecutive help chunks of one language, about `chunksPerDocument` chunks long; one
+ * document in 1,000 tagged `bucket: p01`, one in 10 `p10`. Returns how many.
+ */
+async function writeDocuments(file: string, size: number, chunksPerDocument: number): Promise<number> {
+  const out = await fs.open(file, 'w');
+  let documents = 0;
+  try {
+    let chunks = 0;
+    let parts: string[] = [];
+    let length = 0;
+    let first = { title: '', language: '' };
+    const flush = async () => {
+      if (!parts.length) return;
+      const content = parts.join('\n\n');
+      chunks += chunkText(content, DEFAULT_CHUNKING).length;
+      const bucket = documents % 1000 === 0 ? 'p01' : documents % 10 === 1 ? 'p10' : 'none';
+      const line: DocumentLine = { title: first.title, content, tags: { bucket, language: first.language } };
+      await out.write(`${JSON.stringify(line)}\n`);
+      documents++;
+      parts = [];
+      length = 0;
+    };
+    for (const chunk of helpChunks(await loadHelpCollections())) {
+      if (chunks >= size) break;
+      if (parts.length && (chunk.language !== first.language || length >= chunksPerDocument * DEFAULT_CHUNKING.targetChars)) await flush();
+      if (!parts.length) first = { title: chunk.title, language: chunk.language };
+      parts.push(chunk.content);
+      length += chunk.content.length;
+    }
+    await flush();
+  } finally {
+    await out.close();
+  }
+  return documents;
+}
 
 /** A child process of this bench in `role`, with a message channel. */
 function child(role: string, env: Record<string, string>, args: string[] = []): ChildProcess {
@@ -401,8 +428,11 @@ async function runSize(size: number, dimensions: number, queries: string[]): Pro
   try {
     let lore = child('lore', env, ['--dimensions', String(dimensions)]);
     let ready = await reply<Ready>(lore, 'ready');
-    console.log(`  ${size} × ${dimensions}: ingesting…`);
-    const ingest = await reply<IngestResult>(lore, 'ingest', { cmd: 'ingest', size, chunksPerDocument: Number(values['chunks-per-document']) });
+    const file = path.join(os.tmpdir(), `lore-service-documents-${size}.jsonl`);
+    const documents = await writeDocuments(file, size, Number(values['chunks-per-document']));
+    console.log(`  ${size} × ${dimensions}: ingesting ${documents} documents…`);
+    const ingest = await reply<IngestResult>(lore, 'ingest', { cmd: 'ingest', file, documents });
+    await fs.rm(file, { force: true });
     console.log(`  ingested ${ingest.chunks} chunks in ${ingest.documents} documents; graph complete at ${ingest.graphSeconds.toFixed(0)} s`);
     const service: Record<string, Latency> = {};
     const httpLatency: Record<string, Latency> = {};

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ColumnVectors, type ScanMatches } from '../../core/adapters/flat-index/scan/column-scan.js';
+import { RowVectors, isDense } from '../../core/adapters/flat-index/scan/row-scan.js';
 import { scanNow } from '../../core/adapters/flat-index/scan/vector-scanner.js';
 import { quantize } from '../../core/adapters/flat-index/segment.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
@@ -30,41 +31,50 @@ function assertSameMatches(got: ScanMatches, want: ScanMatches, label: string): 
   for (let i = 1; i < got.distances.length; i++) assert.ok(got.distances[i - 1]! <= got.distances[i]!, `${label}: closest first`);
 }
 
-describe('column scan (ColumnVectors)', () => {
-  it('finds what usearch finds over rows spanning several blocks, for sparse and dense queries', () => {
-    const random = seededRandom(3);
-    const data = rows(random, 9000, 0.4);
-    const vectors = new ColumnVectors(D);
-    // Written in uneven pieces, as a segment's mirror is appended to.
-    for (let at = 0; at < 9000; ) {
-      const n = Math.min(9000 - at, 1 + Math.floor(random() * 3000));
-      vectors.write(at, data.subarray(at * D, (at + n) * D));
-      at += n;
-    }
-    assert.equal(vectors.rows, 9000);
-    for (const sparsity of [0.95, 0.5, 0]) {
-      for (let n = 0; n < 5; n++) {
-        const query = rows(random, 1, sparsity);
-        assertSameMatches(vectors.scan(query, 25), scanNow(data, query, D, 25, 1), `sparsity ${sparsity}`);
+const LAYOUTS = [
+  ['by column (ColumnVectors)', (d: number) => new ColumnVectors(d)],
+  ['by row (RowVectors)', (d: number) => new RowVectors(d)],
+] as const;
+
+for (const [layout, make] of LAYOUTS) {
+  describe(`the scan worker's copy of a segment, ${layout}`, () => {
+    it('finds what usearch finds over rows spanning several blocks, for sparse and dense queries', () => {
+      const random = seededRandom(3);
+      const data = rows(random, 9000, 0.4);
+      const vectors = make(D);
+      // Written in uneven pieces, as a segment's mirror is appended to.
+      for (let at = 0; at < 9000; ) {
+        const n = Math.min(9000 - at, 1 + Math.floor(random() * 3000));
+        vectors.write(at, data.subarray(at * D, (at + n) * D));
+        at += n;
       }
-    }
-  });
+      assert.equal(vectors.rows, 9000);
+      for (const sparsity of [0.95, 0.5, 0]) {
+        for (let n = 0; n < 5; n++) {
+          const query = rows(random, 1, sparsity);
+          assertSameMatches(vectors.scan(query, 25), scanNow(data, query, D, 25, 1), `sparsity ${sparsity}`);
+        }
+      }
+    });
 
-  it('scans only the first rows asked for, or only the listed rows (keys are then their positions)', () => {
-    const random = seededRandom(5);
-    const data = rows(random, 5000);
-    const vectors = new ColumnVectors(D);
-    vectors.write(0, data);
-    const query = rows(random, 1, 0.8);
-    assertSameMatches(vectors.scan(query, 10, 4200), scanNow(data.subarray(0, 4200 * D), query, D, 10, 1), 'prefix');
-    const only = Int32Array.from([4999, 17, 4096, 4095, 3, 2500, 4200]);
-    const gathered = new Int8Array(only.length * D);
-    only.forEach((row, i) => gathered.set(data.subarray(row * D, (row + 1) * D), i * D));
-    assertSameMatches(vectors.scan(query, 4, 5000, only), scanNow(gathered, query, D, 4, 1), 'listed rows');
-    // Listed rows past the limit are not scanned.
-    assert.deepEqual(keys(vectors.scan(query, 10, 4096, only)).sort(), [1, 3, 4, 5]);
+    it('scans only the first rows asked for, or only the listed rows (keys are then their positions)', () => {
+      const random = seededRandom(5);
+      const data = rows(random, 5000);
+      const vectors = make(D);
+      vectors.write(0, data);
+      const query = rows(random, 1, 0.8);
+      assertSameMatches(vectors.scan(query, 10, 4200), scanNow(data.subarray(0, 4200 * D), query, D, 10, 1), 'prefix');
+      const only = Int32Array.from([4999, 17, 4096, 4095, 3, 2500, 4200]);
+      const gathered = new Int8Array(only.length * D);
+      only.forEach((row, i) => gathered.set(data.subarray(row * D, (row + 1) * D), i * D));
+      assertSameMatches(vectors.scan(query, 4, 5000, only), scanNow(gathered, query, D, 4, 1), 'listed rows');
+      // Listed rows past the limit are not scanned.
+      assert.deepEqual(keys(vectors.scan(query, 10, 4096, only)).sort(), [1, 3, 4, 5]);
+    });
   });
+}
 
+describe('column scan (ColumnVectors)', () => {
   it('rewriting from a row drops the rows after it; zero rows and zero queries score 0', () => {
     const vectors = new ColumnVectors(D);
     const random = seededRandom(9);
@@ -79,6 +89,13 @@ describe('column scan (ColumnVectors)', () => {
     assert.ok(Array.from(zero.distances).every((d) => d === 1), 'a zero query is at distance 1 from everything');
     assert.throws(() => vectors.write(20, new Int8Array(D)), /unwritten/);
     assert.throws(() => vectors.scan(new Int8Array(D + 1), 1), /dimensions/);
+  });
+
+  it('isDense: the worker keeps sparse rows by column, dense ones row by row', () => {
+    const random = seededRandom(2);
+    assert.equal(isDense(rows(random, 50, 0.9)), false, "the lexical embedder's vectors");
+    assert.equal(isDense(rows(random, 50, 0)), true, "a neural embedder's");
+    assert.equal(isDense(new Int8Array(0)), false);
   });
 
   it('runs the binary built from its WebAssembly source (npm run build:wasm)', async () => {

@@ -1,10 +1,13 @@
 /**
- * The vector scan worker (see VectorScanner): keeps a column-laid copy of each mirrored segment's
- * rows and answers scans over a prefix of them. Messages are handled in the order sent, so a scan
+ * The vector scan worker (see VectorScanner): keeps a copy of each mirrored segment's rows and
+ * answers scans over a prefix of them. The copy is laid out by column (ColumnVectors) for sparse
+ * vectors, whose queries read few dimensions, and row by row (RowVectors) for dense ones, as the
+ * rows first sent show them. Messages are handled in the order sent, so a scan
  * sees the rows as they were when it was asked for.
  */
 import { parentPort } from 'node:worker_threads';
 import { ColumnVectors } from './column-scan.js';
+import { RowVectors, isDense } from './row-scan.js';
 
 export type ScannerMessage =
   | { op: 'replace'; segment: number; dimensions: number; data: Int8Array }
@@ -16,11 +19,11 @@ export type ScannerMessage =
 
 export type ScanReply = { id: number; keys: BigUint64Array; distances: Float32Array } | { id: number; error: string };
 
-const segments = new Map<number, ColumnVectors>();
+const segments = new Map<number, ColumnVectors | RowVectors>();
 
 function handle(m: ScannerMessage): ScanReply | undefined {
   if (m.op === 'replace') {
-    const vectors = new ColumnVectors(m.dimensions);
+    const vectors = isDense(m.data) ? new RowVectors(m.dimensions) : new ColumnVectors(m.dimensions);
     vectors.write(0, m.data);
     segments.set(m.segment, vectors);
   } else if (m.op === 'append') {
