@@ -244,11 +244,12 @@ export class FlatVectorIndex implements VectorIndex {
     let dropped = 0;
     // Documents.
     const ready = new Map((await this.loader.readyDocuments()).map((d) => [d.id, d.version]));
-    const held = new Map<string, string>();
+    // A document may have owners in two segments (its embedder's and, for its lexemes, others').
+    const held = new Set<string>();
     for (const segments of [this.knowledgeBases, this.otherEmbedders]) {
       for (const segment of segments.values()) {
         for (const [key, owner] of [...segment.owners]) {
-          if (ready.get(key) === owner.version) held.set(key, owner.version);
+          if (ready.get(key) === owner.version) held.add(key);
           else {
             segment.remove(key);
             dropped++;
