@@ -50,7 +50,7 @@ import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import type { QueryRequest } from '../core/search/search.schema.js';
-import { queryLexemes } from '../core/search/search.repository.js';
+import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
 import type { Services } from '../runtime/services.js';
 import { keyContext, median, percentile } from './support.js';
 import { VectorQueryProbe } from './vector-query-probe.js';
@@ -260,13 +260,16 @@ async function main(): Promise<void> {
       });
     };
     const frequencies = new LexemeFrequencies(db);
-    const keyword = async (q: string) =>
-      corpusKeywordSearch(db, {
+    const keyword = async (q: string) => {
+      const words = await queryLexemes(db, q, [...new Set(Object.values(TEXT_SEARCH_CONFIG))]);
+      return corpusKeywordSearch(db, {
         filter: { corpusIds: [corpus.id], metadata: {} },
-        words: await queryLexemes(db, q, [...new Set(Object.values(TEXT_SEARCH_CONFIG))]),
+        words,
+        ranking: await keywordRanking(db, [corpus.id], words),
         limit: 50,
         frequencies,
       });
+    };
     const variants: Array<[string, (q: string) => Promise<unknown>]> = [
       ['without corpus', search(ctx, { corpora: [] })],
       ['with corpus', search(ctx, {})],

@@ -1,12 +1,12 @@
 import type { Queryable } from '../db/database.js';
 import type { KeywordHit, KeywordIndex, KeywordSearchParams } from '../ports/keyword-index.js';
 import { type ChunkFilter, type CorpusChunkFilter, chunkFilterSql, corpusChunkFilterSql, documentMatcher, metadataMatcher } from '../search/chunk-filter.js';
-import { type KeywordTable, anyOf, matchQueries, rankedKeywordSql, withFrequencies } from '../search/search-sql.js';
+import { type KeywordTable, matchQueries, rankedKeywordSql, withFrequencies } from '../search/search-sql.js';
 import type { SqlParams } from '../shared/sql-params.js';
 
 /**
  * Keyword search in the database: PostgreSQL full-text search over the chunk tables' GIN-indexed
- * tsvectors, ranked by ts_rank, the rows to rank narrowed by word frequency (see `matchQueries`).
+ * tsvectors, ranked by BM25F (Bm25Query), the rows to rank narrowed by word frequency (see `matchQueries`).
  * The default with `DATABASE_URL`, where every API replica searches the same tables.
  */
 export class PostgresKeywordIndex implements KeywordIndex {
@@ -38,12 +38,9 @@ export interface PostgresKeywordSearchParams extends KeywordSearchParams {
 
 /**
  * Full-text search over chunks. Each chunk's tsvector was built with its own language's
- * configuration, so the query is normalised with every configuration in `configs` and the
- * resulting lexemes are OR-ed: a query word matches in whichever language stems it the same way.
- * Rows are ranked by ts_rank, which rewards each distinct query word a chunk holds (ts_rank_cd, cover
- * density, counts the occurrences of any one word of an OR query, so a frequent word outweighed
- * matching several: on the LibreOffice help it scored nDCG@10 0.53 against ts_rank's 0.69, at three
- * times the cost per row). Which rows are ranked at all is narrowed by `matchQueries`.
+ * configuration, so the query is normalised with every configuration and a query word matches in
+ * whichever language stems it the same way (a word: any of its lexemes). Rows are ranked by BM25F
+ * (`rankedKeywordSql`); which rows are ranked at all is narrowed by `matchQueries`.
  */
 export async function keywordSearch(db: Queryable, params: PostgresKeywordSearchParams & { filter: ChunkFilter }): Promise<KeywordHit[]> {
   return rankedKeywordSearch(db, {
@@ -122,9 +119,9 @@ async function rankedKeywordSearch(
   if (!params.words.length) return [];
   const lexemes = await params.frequencies.of(params.table);
   const words = withFrequencies(params.words, (l) => lexemes.frequencies.get(l) ?? 0);
-  const rank = anyOf(words.flatMap((w) => w.lexemes));
+  if (!params.ranking.lexemes.length) return [];
   const search = async (match: string) => {
-    const statement = rankedKeywordSql({ table: params.table, match, rank, where: params.where, limit: params.limit });
+    const statement = rankedKeywordSql({ table: params.table, match, ranking: params.ranking, where: params.where, limit: params.limit });
     const { rows } = await db.query<{ id: string; rank: number }>(statement.text, statement.values);
     return rows.map((r) => ({ chunkId: r.id, rank: Number(r.rank) }));
   };

@@ -1,11 +1,14 @@
+import { type Occurrences, occurrences } from '../search/bm25.js';
+
 /**
- * A tsvector's text form as PostgreSQL writes it (`tsv::text`): `'lexeme':1,4 'other':2B`. Each
+ * A tsvector's text form as PostgreSQL writes it (`tsv::text`): `'lexeme':1,4 'other':2A`. Each
  * lexeme is quoted, with quotes and backslashes inside it doubled; its positions follow a colon,
- * each with a weight letter unless it is D. Returns each lexeme with how many positions it has (1
- * for a lexeme stored without positions, as ts_rank counts it), which is all an in-memory ranking
- * needs: Lore's tsvectors are built by to_tsvector, so every position has the default weight D.
+ * each with a weight letter unless it is D. Returns each lexeme's occurrences, which is all the
+ * in-memory ranking needs (Bm25Query): positions of weight A are the document title's (a chunk's
+ * tsvector is its title's, weight A, then its text's, weight D), the others the text's (a lexeme
+ * stored without positions counts once, in the text).
  */
-export function tsvectorCounts(text: string): Map<string, number> {
+export function tsvectorOccurrences(text: string): Map<string, Occurrences> {
   const out = new Map<string, number>();
   let i = 0;
   const n = text.length;
@@ -31,11 +34,15 @@ export function tsvectorCounts(text: string): Map<string, number> {
         break;
       } else i++;
     }
-    let count = 1;
+    let positions = 1;
+    let inTitle = 0;
     if (text[i] === ':') {
-      for (i++; i < n && text[i] !== ' '; i++) if (text[i] === ',') count++;
+      for (i++; i < n && text[i] !== ' '; i++) {
+        if (text[i] === ',') positions++;
+        else if (text[i] === 'A') inTitle++;
+      }
     }
-    out.set(lexeme, count);
+    out.set(lexeme, occurrences(inTitle, positions - inTitle));
   }
   return out;
 }

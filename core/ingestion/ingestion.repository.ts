@@ -60,7 +60,8 @@ export interface NewChunk {
 }
 
 /**
- * Writes chunks of one embedding dimension in one statement, with their keyword index (tsvector).
+ * Writes chunks of one embedding dimension in one statement, with their keyword index (tsvector:
+ * the document's title with weight A, then the chunk's text; see Bm25Query).
  * Rows are keyed by (document, chunk_index): a chunk an earlier attempt wrote is skipped, so a
  * retried job never duplicates one. Returns the rows written, with the tsvector PostgreSQL built.
  */
@@ -74,7 +75,7 @@ export async function insertChunks(
     `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
                          dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
      SELECT t.tenant_id, t.sub_tenant_id, t.kb_id, t.doc_id, t.idx, t.content, t.lang, $1, ${encoded.element('t.emb')}, $2,
-            to_tsvector(t.cfg::regconfig, t.content), t.title, t.tags::jsonb, t.created_at
+            setweight(to_tsvector(t.cfg::regconfig, t.title), 'A') || to_tsvector(t.cfg::regconfig, t.content), t.title, t.tags::jsonb, t.created_at
      FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[],
                  $10::int[], $11::text[], $12::text[], $13::text[], $14::${encoded.type})
           AS t(tenant_id, sub_tenant_id, kb_id, doc_id, title, tags, created_at, idx, content, lang, cfg, emb)

@@ -1,8 +1,9 @@
+import type { Bm25Query } from '../search/bm25.js';
 import type { ChunkFilter, CorpusChunkFilter } from '../search/chunk-filter.js';
 
 export interface KeywordHit {
   chunkId: string;
-  /** PostgreSQL's ts_rank of the chunk's tsvector for the OR of the query's lexemes; higher is better. */
+  /** The chunk's BM25F score for the query (Bm25Query); higher is better. */
   rank: number;
 }
 
@@ -17,15 +18,18 @@ export interface KeywordSearchParams {
    * with (`queryLexemes`: PostgreSQL normalises the query once, for every search of it).
    */
   words: ReadonlyArray<readonly string[]>;
+  /** How the words weigh, from the statistics of the collections searched (KeywordStatistics). */
+  ranking: Bm25Query;
   limit: number;
 }
 
 /**
  * Full-text search over chunks: tenant chunks and platform corpus chunks. Each chunk's tsvector is
- * built by PostgreSQL with its own language's configuration, and the chunk tables keep it; a query
- * is normalised by PostgreSQL with every configuration (before it reaches an adapter), its lexemes
- * OR-ed, and rows ranked by ts_rank (ties by chunk id). Adapters either search the tables (`postgres`: a GIN index) or keep
- * the lexemes in memory (`flat`: the flat vector index's segments), with the same ranking.
+ * built by PostgreSQL with its own language's configuration (its document's title, then its text),
+ * and the chunk tables keep it; a query is normalised by PostgreSQL with every configuration
+ * (before it reaches an adapter), and rows holding its lexemes are ranked by BM25F (Bm25Query; ties
+ * by chunk id). Adapters either search the tables (`postgres`: a GIN index) or keep the lexemes in
+ * memory (`flat`: the flat vector index's segments), with the same ranking.
  */
 export interface KeywordIndex {
   /** Which adapter this is, for logs: 'postgres' or 'flat'. */

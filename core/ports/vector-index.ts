@@ -37,7 +37,7 @@ export interface DocumentIndexed {
     createdAt: Date;
     /** The version the tables hold once it is ready (see rowVersionSql). */
     version: string;
-    /** Each chunk's vector and its tsvector as PostgreSQL writes it as text (`tsv::text`; see tsvectorCounts). */
+    /** Each chunk's vector and its tsvector as PostgreSQL writes it as text (`tsv::text`; see tsvectorOccurrences). */
     chunks: Array<{ id: string; vector: Float32Array; tsvector?: string }>;
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { SqlParam } from '../db/database.js';
 import { SqlParams } from '../shared/sql-params.js';
+import { type Bm25Query, MAX_TEXT_OCCURRENCES } from './bm25.js';
 
 /**
  * Words in more than this share of a table's chunks (by the planner's statistics) still count in
@@ -134,23 +135,43 @@ export function matchQueries(words: readonly QueryWord[], tableRows = 0, rowBudg
 }
 
 /**
- * The statement ranking by ts_rank, for the OR of all the query's lexemes (`rank`), the rows of
- * `table` that `match` selects and `where` (over alias `c`) keeps: the `limit` best, ties by id.
+ * The statement ranking by BM25F (`ranking`) the rows of `table` that `match` selects and `where`
+ * (over alias `c`) keeps: the `limit` best, ties by id. Each row's score is computed from its
+ * tsvector as Bm25Query.weigh computes it, in the same float8 operations and order (per lexeme,
+ * then the best lexeme per word, summed in word order), so the in-memory index ranks alike.
  */
 export function rankedKeywordSql(params: {
   table: KeywordTable;
   match: string;
-  rank: string;
+  ranking: Bm25Query;
   where: (p: SqlParams) => string;
   limit: number;
 }): { text: string; values: SqlParam[] } {
   const p = new SqlParams();
+  const r = params.ranking;
   const matchQ = p.add(params.match);
-  const rankQ = p.add(params.rank);
+  const lexemes = p.add(r.lexemes.map((l) => l.lexeme));
+  const words = p.add(r.lexemes.map((l) => l.word));
+  const idfs = p.add(r.lexemes.map((l) => l.idf));
+  const [k1, k1Plus1, titleWeight, lengthBase, lengthFactor] = [r.k1, r.k1Plus1, r.titleWeight, r.lengthBase, r.lengthFactor].map((v) => `${p.add(v)}::float8`);
   const where = params.where(p);
-  // The tsqueries are parameters, so the planner weighs the match's selectivity against the filter's.
+  // The tsquery is a parameter, so the planner weighs the match's selectivity against the filter's.
+  // Positions of weight A are the title's (counted once), the others the text's (up to 255); a
+  // lexeme stored without positions counts once, in the text.
   return {
-    text: `SELECT c.id, ts_rank(c.tsv, ${rankQ}::tsquery) AS rank
+    text: `SELECT c.id, (
+         SELECT sum(s.best ORDER BY s.word) FROM (
+           SELECT q.word, max(q.idf * o.t * ${k1Plus1} / (${k1} + o.t)) AS best
+           FROM unnest(c.tsv) AS u
+           JOIN unnest(${lexemes}::text[], ${words}::int[], ${idfs}::float8[]) AS q(lexeme, word, idf) ON q.lexeme = u.lexeme
+           CROSS JOIN LATERAL (SELECT coalesce(cardinality(array_positions(u.weights, 'A')), 0) AS a) w
+           CROSS JOIN LATERAL (
+             SELECT ${titleWeight} * least(w.a, 1)
+                    + least(coalesce(cardinality(u.positions), 1) - w.a, ${MAX_TEXT_OCCURRENCES}) / (${lengthBase} + ${lengthFactor} * length(c.tsv)) AS t
+           ) o
+           GROUP BY q.word
+         ) s
+       ) AS rank
        FROM ${params.table} c
        WHERE c.tsv @@ ${matchQ}::tsquery AND ${where}
        ORDER BY rank DESC, c.id

@@ -1,5 +1,6 @@
 import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
+import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics } from './bm25.js';
 import { queryLexemesSql } from './search-sql.js';
 
 /**
@@ -11,6 +12,38 @@ export async function queryLexemes(db: Queryable, query: string, configs: readon
   if (!configs.length) return [];
   const { rows } = await db.query<{ lexemes: string[] }>(queryLexemesSql(configs), [query]);
   return rows.map((r) => r.lexemes.filter((l) => !l.includes('\\'))).filter((lexemes) => lexemes.length);
+}
+
+/**
+ * The keyword statistics of the collections searched (knowledge bases or corpora, by id) for these
+ * lexemes: chunks, their lengths summed, and how many chunks hold each lexeme, summed over the
+ * collections. Triggers on the chunk tables keep them exact with every write (migration 0017).
+ */
+export async function keywordStatistics(db: Queryable, collectionIds: readonly string[], lexemes: readonly string[]): Promise<KeywordStatistics> {
+  const { rows } = await db.query<{ lexeme: string | null; chunks: string; lexemes: string | null }>(
+    `SELECT NULL AS lexeme, coalesce(sum(chunks), 0)::text AS chunks, coalesce(sum(lexemes), 0)::text AS lexemes
+     FROM keyword_collections WHERE collection_id = ANY($1::uuid[])
+     UNION ALL
+     SELECT lexeme, sum(chunks)::text, NULL FROM keyword_terms
+     WHERE collection_id = ANY($1::uuid[]) AND lexeme = ANY($2::text[]) GROUP BY lexeme`,
+    [collectionIds, [...new Set(lexemes)]],
+  );
+  const totals = rows.find((r) => r.lexeme === null);
+  return {
+    chunks: Number(totals?.chunks ?? 0),
+    lexemes: Number(totals?.lexemes ?? 0),
+    holding: new Map(rows.filter((r) => r.lexeme !== null).map((r) => [r.lexeme!, Number(r.chunks)])),
+  };
+}
+
+/** The ranking of the query's words over these collections (their statistics read as keywordStatistics reads them). */
+export async function keywordRanking(
+  db: Queryable,
+  collectionIds: readonly string[],
+  words: ReadonlyArray<readonly string[]>,
+  parameters: Bm25Parameters = BM25_PARAMETERS,
+): Promise<Bm25Query> {
+  return new Bm25Query(words, await keywordStatistics(db, collectionIds, words.flat()), parameters);
 }
 
 export interface ChunkDetail {

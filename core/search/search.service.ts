@@ -11,14 +11,17 @@ import type { VectorIndex } from '../ports/vector-index.js';
 import { isUuid } from '../shared/ids.js';
 import { scopeOf } from '../shared/scope.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
+import { BM25_PARAMETERS, type Bm25Parameters } from './bm25.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { chunkDetails, corpusChunkDetails, queryLexemes } from './search.repository.js';
+import { chunkDetails, corpusChunkDetails, keywordRanking, queryLexemes } from './search.repository.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 
 export interface SearchOptions {
   /** Which retrievers run: both fused (the product), or one alone (benchmarks compare them). */
   mode: 'hybrid' | 'vector' | 'keyword';
+  /** The keyword ranking's parameters (BM25_PARAMETERS; benchmarks tune them). */
+  bm25: Bm25Parameters;
   fusion: FusionOptions;
   /** Each retriever contributes max(minCandidates, candidateFactor × top_k) candidates to fusion. */
   candidateFactor: number;
@@ -27,6 +30,7 @@ export interface SearchOptions {
 
 export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   mode: 'hybrid',
+  bm25: BM25_PARAMETERS,
   fusion: DEFAULT_FUSION,
   candidateFactor: 3,
   minCandidates: 50,
@@ -160,10 +164,14 @@ export class SearchService {
       // Normalised once, by PostgreSQL, for both searches.
       const words = await queryLexemes(this.db, request.query, ALL_TEXT_SEARCH_CONFIGS);
       if (!words.length) return [];
+      // Each side ranks with the statistics of what it searches (the knowledge bases; the corpora).
+      const ranking = (collectionIds: string[]) => keywordRanking(this.db, collectionIds, words, this.options.bm25);
+      const kbIds = kbs.map((kb) => kb.id);
+      const corpusIds = corpora.map((c) => c.id);
       return [
-        ...(kbs.length ? await this.keywords.search({ words, limit, filter: { ...baseFilter, knowledgeBaseIds: kbs.map((kb) => kb.id) } }) : []),
+        ...(kbs.length ? await this.keywords.search({ words, ranking: await ranking(kbIds), limit, filter: { ...baseFilter, knowledgeBaseIds: kbIds } }) : []),
         ...(corpora.length
-          ? asCorpusHits(await this.keywords.searchCorpora({ words, limit, filter: { ...corpusFilter, corpusIds: corpora.map((c) => c.id) } }))
+          ? asCorpusHits(await this.keywords.searchCorpora({ words, ranking: await ranking(corpusIds), limit, filter: { ...corpusFilter, corpusIds } }))
           : []),
       ]
         .sort((a, b) => b.rank - a.rank)

@@ -10,6 +10,7 @@ import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import type { Database } from '../../core/db/database.js';
 import type { ChunkFilter } from '../../core/search/chunk-filter.js';
+import { keywordRanking } from '../../core/search/search.repository.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp, waitForCorpusJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
@@ -52,7 +53,8 @@ for (const database of testDatabases()) {
         const vector = embedder.embedText(corpus.query(i, i * 3), DIMENSIONS);
         out.push((await index.search({ filter: filter(), dimensions: DIMENSIONS, vector, limit: 10 })).map((h) => h.chunkId));
       }
-      out.push((await index.keywordSearch({ filter: filter(), words: lexemes.map((l) => [l]), limit: 10 })).map((h) => h.chunkId));
+      const words = lexemes.map((l) => [l]);
+      out.push((await index.keywordSearch({ filter: filter(), words, ranking: await keywordRanking(db, [kb], words), limit: 10 })).map((h) => h.chunkId));
       return out;
     };
 

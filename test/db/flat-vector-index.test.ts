@@ -6,6 +6,7 @@ import { type IndexedDocument, type Owner, Segment, quantize } from '../../core/
 import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import { type ChunkFilter, documentFilterLabels, documentLabels, documentMatcher } from '../../core/search/chunk-filter.js';
+import { Bm25Query, occurrences } from '../../core/search/bm25.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
 import { type TestApp, client, createTenant, ingest, startTestApp, waitForJob } from '../support/app.js';
@@ -70,9 +71,12 @@ describe('flat vector index: one segment', () => {
 
   it('keeps its rows\' lexemes through removals and compaction, and ranks only live, accepted rows', () => {
     const segment = new Segment<Owner>(8, 't', null, undefined, undefined, true);
-    const terms = (i: number) => new Map([[`w${i % 7}`, 1 + (i % 3)], ['common', 1]]);
+    // Every row holds two lexemes (the same length), so a word's weight grows with its occurrences alone.
+    const terms = (i: number) => new Map([[`w${i % 7}`, occurrences(0, 1 + (i % 3))], ['common', occurrences(0, 1)]]);
     for (let i = 0; i < 3000; i++) segment.put({ key: `o${i}`, rows: [] }, [{ id: `c${String(i).padStart(4, '0')}`, vector: new Float32Array(8).fill(1), terms: terms(i) }]);
-    // ts_rank orders by occurrences (3 > 2 > 1), then by chunk id.
+    const ranking = (lexemes: string[]) =>
+      new Bm25Query(lexemes.map((l) => [l]), { chunks: 1000, lexemes: 2000, holding: new Map([...lexemes.map((l): [string, number] => [l, 100]), ['fresh', 1]]) });
+    // Occurrences order (3 > 2 > 1), then chunk ids.
     const expected = (live: (i: number) => boolean, lexeme: string, k: number) =>
       Array.from({ length: 3000 }, (_, i) => i)
         .filter((i) => live(i) && terms(i).has(lexeme))
@@ -80,7 +84,7 @@ describe('flat vector index: one segment', () => {
         .slice(0, k)
         .map((i) => `c${String(i).padStart(4, '0')}`);
     const ids = (lexemes: string[], k: number, accept: ((o: Owner) => boolean) | null = null) =>
-      segment.keywordHits(lexemes, k, accept).map((h) => h.chunkId);
+      segment.keywordHits(ranking(lexemes), k, accept).map((h) => h.chunkId);
     assert.deepEqual(ids(['w3'], 30), expected(() => true, 'w3', 30));
     for (let i = 0; i < 2000; i++) segment.remove(`o${i}`);
     assert.ok(segment.rows < 3000, 'removing most rows compacts the segment');
@@ -88,12 +92,14 @@ describe('flat vector index: one segment', () => {
     assert.deepEqual(ids(['w5', 'nowhere'], 500), expected((i) => i >= 2000, 'w5', 500));
     const two = (o: Owner) => o.key === 'o2007' || o.key === 'o2014';
     assert.deepEqual(ids(['w5'], 10, two), ['c2014', 'c2007'], 'only accepted rows; o2014 holds w5 twice, o2007 once');
-    segment.put({ key: 'o2014', rows: [] }, [{ id: 'c9999', vector: new Float32Array(8).fill(1), terms: new Map([['fresh', 1]]) }]);
+    segment.put({ key: 'o2014', rows: [] }, [{ id: 'c9999', vector: new Float32Array(8).fill(1), terms: new Map([['fresh', occurrences(0, 1)], ['x', occurrences(0, 1)]]) }]);
     assert.deepEqual(ids(['w5'], 10, two), ['c2007'], 'a replaced owner\'s old rows are gone');
-    assert.deepEqual(ids(['fresh', 'w5'], 10, two), ['c2007', 'c9999'], 'equal ranks by chunk id');
+    const fresh = segment.keywordHits(new Bm25Query([['fresh'], ['w5']], { chunks: 1000, lexemes: 2000, holding: new Map([['fresh', 100], ['w5', 100]]) }), 10, two);
+    assert.deepEqual(fresh.map((h) => h.chunkId), ['c2007', 'c9999'], 'equal ranks by chunk id');
+    assert.equal(fresh[0]!.rank, fresh[1]!.rank);
     const plain = new Segment<Owner>(8, 't', null);
     plain.put({ key: 'o', rows: [] }, [{ id: 'c', vector: new Float32Array(8).fill(1), terms: terms(0) }]);
-    assert.deepEqual(plain.keywordHits(['common'], 10, null), [], 'a segment that keeps no keywords finds none');
+    assert.deepEqual(plain.keywordHits(ranking(['common']), 10, null), [], 'a segment that keeps no keywords finds none');
   });
 
   it('tests only the owners under the rarest of a filter\'s labels, and keeps labels current as owners change', async () => {

@@ -6,12 +6,12 @@ import { KeywordPostings } from '../../core/adapters/flat-index/keyword-postings
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import { PostgresKeywordIndex } from '../../core/adapters/postgres.keyword-index.js';
 import type { Database } from '../../core/db/database.js';
-import { tsvectorCounts } from '../../core/db/tsvector.js';
+import { tsvectorOccurrences } from '../../core/db/tsvector.js';
 import { TEXT_SEARCH_CONFIG } from '../../core/ingestion/ingestion.service.js';
 import { type ChunkFilter, chunkFilterSql } from '../../core/search/chunk-filter.js';
-import { type QueryWord, matchQueries } from '../../core/search/search-sql.js';
-import { queryLexemes } from '../../core/search/search.repository.js';
-import { SqlParams } from '../../core/shared/sql-params.js';
+import { BM25_PARAMETERS, Bm25Query, type KeywordStatistics, occurrences } from '../../core/search/bm25.js';
+import { type KeywordTable, type QueryWord, anyOf, matchQueries, rankedKeywordSql } from '../../core/search/search-sql.js';
+import { keywordRanking, queryLexemes } from '../../core/search/search.repository.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
 import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
@@ -20,14 +20,22 @@ import { testDatabases } from '../support/databases.js';
 const silent = pino({ level: 'silent' });
 const CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
 
-describe('keyword postings: which rows are ranked', () => {
+/** Statistics counted from rows of lexemes, as the database keeps them for a collection. */
+function statisticsOf(rows: ReadonlyArray<readonly string[]>): KeywordStatistics {
+  const holding = new Map<string, number>();
+  for (const row of rows) for (const l of new Set(row)) holding.set(l, (holding.get(l) ?? 0) + 1);
+  return { chunks: rows.length, lexemes: rows.reduce((n, r) => n + new Set(r).size, 0), holding };
+}
+
+describe('keyword postings: BM25F', () => {
   it('ranks only rows holding every word of one of the groups, when groups are given; a word is any of its lexemes', () => {
     const postings = new KeywordPostings();
     const rows = [['cat'], ['cat', 'dog'], ['dogs', 'cat'], ['dog'], ['bird', 'cat', 'dog'], ['bird']];
-    rows.forEach((lexemes, row) => postings.add(row, new Map(lexemes.map((l) => [l, 1]))));
+    rows.forEach((lexemes, row) => postings.add(row, new Map(lexemes.map((l) => [l, occurrences(0, 1)]))));
+    const query = new Bm25Query([['cat'], ['dog', 'dogs'], ['bird']], statisticsOf(rows));
     const ranked = (groups?: string[][][]) =>
       postings
-        .rank(['cat', 'dog', 'dogs', 'bird'], rows.length, 10, () => true, (row) => String(row), groups)
+        .rank(query, rows.length, 10, () => true, (row) => String(row), groups)
         .map((r) => r.row)
         .sort();
     assert.deepEqual(ranked(), [0, 1, 2, 3, 4, 5], 'no groups: every row holding a lexeme');
@@ -37,6 +45,37 @@ describe('keyword postings: which rows are ranked', () => {
     assert.deepEqual(ranked([[['fish']]]), [], 'a word no row holds selects nothing');
     assert.deepEqual(ranked(), [0, 1, 2, 3, 4, 5], 'the selection leaves nothing behind for the next search');
     assert.equal(postings.rowsHolding('cat'), 4);
+  });
+
+  it('weighs rare words above common ones, discounts long rows, saturates repeats and counts a title holding the word (worked by hand)', () => {
+    // Worked by hand from the formula (k1 1.2, b 0.75, title weight 2): 4 rows, 10 lexemes in all.
+    const rows: Array<Array<[string, number]>> = [
+      [['rare', occurrences(0, 1)], ['common', occurrences(0, 1)]],
+      [['common', occurrences(0, 1)], ['x', occurrences(0, 1)], ['y', occurrences(0, 1)], ['z', occurrences(0, 1)]],
+      [['common', occurrences(0, 3)], ['x', occurrences(0, 1)]],
+      [['common', occurrences(1, 0)], ['y', occurrences(0, 1)]],
+    ];
+    const postings = new KeywordPostings();
+    rows.forEach((terms, row) => postings.add(row, new Map(terms)));
+    const query = new Bm25Query([['rare'], ['common']], statisticsOf(rows.map((r) => r.map(([l]) => l))), { k1: 1.2, b: 0.75, titleWeight: 2 });
+    const idf = (holding: number) => Math.log(1 + (4 - holding + 0.5) / (holding + 0.5));
+    const weight = (inText: number, length: number, inTitle = 0) => {
+      const t = 2 * inTitle + inText / (0.25 + (0.75 / 2.5) * length);
+      return (t * 2.2) / (1.2 + t);
+    };
+    const scores = postings.rank(query, rows.length, 10, () => true, (row) => String(row)).map((r) => [r.row, r.rank]);
+    const want: Array<[number, number]> = [
+      [0, idf(1) * weight(1, 2) + idf(4) * weight(1, 2)],
+      [2, idf(4) * weight(3, 2)],
+      [3, idf(4) * weight(0, 2, 1)],
+      [1, idf(4) * weight(1, 4)],
+    ];
+    assert.equal(scores.length, 4);
+    want.forEach(([row, rank], i) => {
+      assert.equal(scores[i]![0], row, `row ${row} at place ${i + 1}`);
+      assert.ok(Math.abs(scores[i]![1]! - rank) < 1e-12, `row ${row}: ${scores[i]![1]} against ${rank}`);
+    });
+    assert.ok(BM25_PARAMETERS.k1 > 0 && BM25_PARAMETERS.b >= 0 && BM25_PARAMETERS.b <= 1);
   });
 });
 
@@ -58,21 +97,25 @@ for (const database of testDatabases()) {
       ];
       for (const text of texts) {
         for (const config of ['simple', 'english']) {
-          const { rows } = await db.query<{ tsv: string; counts: Record<string, number> | null }>(
-            `SELECT to_tsvector($2::regconfig, $1)::text AS tsv,
-                    (SELECT json_object_agg(lexeme, cardinality(positions)) FROM unnest(to_tsvector($2::regconfig, $1))) AS counts`,
-            [text, config],
+          // As chunks are written: the title's lexemes with weight A, then the text's.
+          const { rows } = await db.query<{ tsv: string; occ: Record<string, [number, number]> | null }>(
+            `WITH v AS (SELECT setweight(to_tsvector($2::regconfig, $3), 'A') || to_tsvector($2::regconfig, $1) AS tsv)
+             SELECT v.tsv::text AS tsv,
+                    (SELECT json_object_agg(lexeme, json_build_array(cardinality(array_positions(weights, 'A')), cardinality(positions))) FROM unnest(v.tsv)) AS occ
+             FROM v`,
+            [text, config, text.split(' ').slice(0, 2).join(' ')],
           );
-          const want = new Map(Object.entries(rows[0]!.counts ?? {}));
-          assert.deepEqual(tsvectorCounts(rows[0]!.tsv), want, `${config}: ${text}`);
+          const want = new Map(Object.entries(rows[0]!.occ ?? {}).map(([l, [inTitle, all]]) => [l, occurrences(inTitle, all - inTitle)]));
+          assert.deepEqual(tsvectorOccurrences(rows[0]!.tsv), want, `${config}: ${text}`);
         }
       }
-      assert.equal(tsvectorCounts("'ping':1,2,3A,4").get('ping'), 4, 'weighted positions count too');
-      assert.equal(tsvectorCounts("'bare' 'x':1").get('bare'), 1, 'a lexeme without positions counts once, as ts_rank counts it');
-      assert.throws(() => tsvectorCounts("'open"), /unterminated/);
+      assert.equal(tsvectorOccurrences("'ping':1A,2,3,4").get('ping'), occurrences(1, 3), 'a title position and three of the text');
+      assert.equal(tsvectorOccurrences("'ping':1A,2A").get('ping'), occurrences(1, 0), 'a title counts once');
+      assert.equal(tsvectorOccurrences("'bare' 'x':1").get('bare'), occurrences(0, 1), 'a lexeme without positions counts once, in the text');
+      assert.throws(() => tsvectorOccurrences("'open"), /unterminated/);
     });
 
-    it('ranks exactly as ts_rank does, to the same float4, ties by id', async function () {
+    it('ranks exactly as the database ranks by BM25F, to the same float8, ties by id', async function () {
       this.timeout(60_000);
       const corpus = new SyntheticCorpus({ seed: 5, topics: 6, terms: 120 });
       const random = seededRandom(9);
@@ -81,12 +124,12 @@ for (const database of testDatabases()) {
         const ids: string[] = [];
         for (let i = 0; i < 300; i++) {
           const doc = corpus.document(i);
-          // Repeats make occurrence counts differ; several configurations, as chunks of several languages.
-          const text = `${doc.content} ${doc.title} ${doc.title.split(' ')[0]!.repeat(i % 4)}`;
+          // Repeats make occurrence counts differ; several configurations, as chunks of several languages; titles on most.
+          const text = `${doc.content} ${doc.title.split(' ')[0]!.repeat(i % 4)}`;
           const config = CONFIGS[i % CONFIGS.length]!;
           const { rows } = await db.query<{ id: string }>(
-            'INSERT INTO rank_check (id, tsv) VALUES (gen_random_uuid(), to_tsvector($2::regconfig, $1)) RETURNING id',
-            [text, config],
+            `INSERT INTO rank_check (id, tsv) VALUES (gen_random_uuid(), setweight(to_tsvector($2::regconfig, $3), 'A') || to_tsvector($2::regconfig, $1)) RETURNING id`,
+            [text, config, i % 5 ? doc.title : ''],
           );
           ids.push(rows[0]!.id);
         }
@@ -94,21 +137,31 @@ for (const database of testDatabases()) {
         const row = new Map(ids.map((id, i) => [id, i]));
         const postings = new KeywordPostings();
         const byRow = [...rows].sort((a, b) => row.get(a.id)! - row.get(b.id)!);
-        byRow.forEach((r, i) => postings.add(i, tsvectorCounts(r.tsv)));
-        const lexemes = [...new Set(byRow.flatMap((r) => [...tsvectorCounts(r.tsv).keys()]))].sort();
+        byRow.forEach((r, i) => postings.add(i, tsvectorOccurrences(r.tsv)));
+        const lexemes = [...new Set(byRow.flatMap((r) => [...tsvectorOccurrences(r.tsv).keys()]))].sort();
+        const { rows: counted } = await db.query<{ lexeme: string | null; n: number }>(
+          `SELECT NULL AS lexeme, sum(length(tsv))::int AS n FROM rank_check
+           UNION ALL SELECT u.lexeme, count(*)::int FROM rank_check, unnest(tsv) u GROUP BY u.lexeme`,
+        );
+        const statistics: KeywordStatistics = {
+          chunks: byRow.length,
+          lexemes: counted.find((c) => c.lexeme === null)!.n,
+          holding: new Map(counted.filter((c) => c.lexeme !== null).map((c) => [c.lexeme!, c.n])),
+        };
         let compared = 0;
         for (let q = 0; q < 40; q++) {
-          const picked = Array.from({ length: 1 + (q % 5) }, () => lexemes[Math.floor(random() * lexemes.length)]!);
-          const tsquery = [...new Set(picked)].map((l) => `'${l.replace(/'/g, "''")}'`).join(' | ');
-          const { rows: want } = await db.query<{ id: string; rank: number }>(
-            'SELECT id, ts_rank(tsv, $1::tsquery) AS rank FROM rank_check WHERE tsv @@ $1::tsquery ORDER BY rank DESC, id LIMIT 25',
-            [tsquery],
+          // Words of one to three lexemes (a word's forms), one of them sometimes held by no row.
+          const words = Array.from({ length: 1 + (q % 5) }, () =>
+            Array.from({ length: 1 + Math.floor(random() * 3) }, () => (random() < 0.1 ? 'nowhere' : lexemes[Math.floor(random() * lexemes.length)]!)),
           );
-          const got = postings.rank(picked, byRow.length, 25, () => true, (r) => byRow[r]!.id);
+          const ranking = new Bm25Query(words, statistics);
+          const statement = rankedKeywordSql({ table: 'rank_check' as KeywordTable, match: anyOf(words.flat()), ranking, where: () => 'true', limit: 25 });
+          const { rows: want } = await db.query<{ id: string; rank: number }>(statement.text, statement.values);
+          const got = postings.rank(ranking, byRow.length, 25, () => true, (r) => byRow[r]!.id);
           assert.deepEqual(
             got.map((g) => ({ id: byRow[g.row]!.id, rank: g.rank })),
-            want.map((w) => ({ id: w.id, rank: Math.fround(Number(w.rank)) })),
-            tsquery,
+            want.map((w) => ({ id: w.id, rank: Number(w.rank) })),
+            JSON.stringify(words),
           );
           compared += want.length;
         }
@@ -133,11 +186,12 @@ for (const database of testDatabases()) {
         ...extra,
       });
       /**
-       * The in-memory answer, and what it claims to equal: the database's ts_rank over the rows
+       * The in-memory answer, and what it claims to equal: the database's BM25F over the rows
        * selected by the words' exact share of the knowledge base's chunks, with no row budget.
        */
       const both = async (query: string, f: ChunkFilter, limit = 20) => {
-        const got = await flat.search({ words: await queryLexemes(db, query, CONFIGS), limit, filter: f });
+        const ranking = await keywordRanking(db, [kb], await queryLexemes(db, query, CONFIGS));
+        const got = await flat.search({ words: await queryLexemes(db, query, CONFIGS), ranking, limit, filter: f });
         const quoted = (lexemes: string[]) => lexemes.map((l) => `'${l.replace(/'/g, "''")}'`).join(' | ');
         const { rows: size } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE knowledge_base_id = $1', [kb]);
         const words: QueryWord[] = [];
@@ -150,14 +204,9 @@ for (const database of testDatabases()) {
           words.push({ lexemes, frequency: Math.min(1, holding / size[0]!.n) });
         }
         for (const match of matchQueries(words, size[0]!.n, Infinity, false)) {
-          const p = new SqlParams();
-          const rank = p.add(quoted(words.flatMap((w) => w.lexemes)));
-          const { rows } = await db.query<{ id: string; rank: number }>(
-            `SELECT c.id, ts_rank(c.tsv, ${rank}::tsquery) AS rank FROM chunks c
-             WHERE c.tsv @@ ${p.add(match.tsquery)}::tsquery AND ${chunkFilterSql(f, p)} ORDER BY rank DESC, c.id LIMIT ${limit}`,
-            p.values,
-          );
-          if (rows.length) return { got, want: rows.map((r) => ({ chunkId: r.id, rank: Math.fround(Number(r.rank)) })) };
+          const statement = rankedKeywordSql({ table: 'chunks', match: match.tsquery, ranking, where: (p) => chunkFilterSql(f, p), limit });
+          const { rows } = await db.query<{ id: string; rank: number }>(statement.text, statement.values);
+          if (rows.length) return { got, want: rows.map((r) => ({ chunkId: r.id, rank: Number(r.rank) })) };
         }
         return { got, want: [] };
       };

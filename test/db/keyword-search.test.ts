@@ -4,7 +4,7 @@ import { migrate } from '../../core/db/migrator.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
 import { LexemeFrequencies, keywordSearch } from '../../core/adapters/postgres.keyword-index.js';
 import { MATCH_ROW_BUDGET, MAX_MATCH_FREQUENCY, matchQueries } from '../../core/search/search-sql.js';
-import { queryLexemes } from '../../core/search/search.repository.js';
+import { keywordRanking, queryLexemes } from '../../core/search/search.repository.js';
 import { type TestApp, createTenant, ingest, startTestApp } from '../support/app.js';
 
 describe('keyword search: which rows are ranked', () => {
@@ -52,6 +52,12 @@ describe('keyword search: which rows are ranked', () => {
     let filter: Parameters<typeof keywordSearch>[1]['filter'];
     const configs = ['english', 'simple'];
     let frequencies: LexemeFrequencies;
+    let kb: string;
+    /** A query's words, and their ranking over the knowledge base. */
+    const ranked = async (query: string, with_: readonly string[]) => {
+      const words = await queryLexemes(db, query, with_);
+      return { words, ranking: await keywordRanking(db, [kb], words) };
+    };
 
     before(async function () {
       this.timeout(120_000);
@@ -60,7 +66,7 @@ describe('keyword search: which rows are ranked', () => {
       await migrate(db);
       app = await startTestApp(db);
       const t = await createTenant(app, 'standard');
-      const kb = (await app.services.knowledgeBases.create({ tenantId: t.id, subTenantId: null }, { name: 'kb', dimensions: 64 })).id;
+      kb = (await app.services.knowledgeBases.create({ tenantId: t.id, subTenantId: null }, { name: 'kb', dimensions: 64 })).id;
       // 45 chunks: "printer" in all, "zyxel" in 2 (4%: rare; "modem" with it in one), "ink" in 3 and "toner" in 4 (7% and 9%: common), never together.
       for (let i = 0; i < 45; i++) {
         const extra = i < 2 ? ` The zyxel ${i ? 'router' : 'modem'} needs firmware.` : i < 5 ? ' Ink cartridges.' : i < 9 ? ' Toner drum.' : '';
@@ -78,7 +84,7 @@ describe('keyword search: which rows are ranked', () => {
 
     it('normalises each query word with every configuration given: an inflected form finds the stemmed chunks', async () => {
       const count = async (query: string, with_: readonly string[]) =>
-        (await keywordSearch(db, { filter, words: await queryLexemes(db, query, with_), limit: 50, frequencies })).length;
+        (await keywordSearch(db, { filter, ...(await ranked(query, with_)), limit: 50, frequencies })).length;
       assert.equal(await count('cartridge', configs), 3, "english stems 'cartridge' as the chunks' 'cartridges'");
       assert.equal(await count('cartridge', ['simple']), 0, 'unstemmed, the forms differ');
       assert.equal(await count('cartridge', []), 0, 'no configuration, no words');
@@ -86,9 +92,9 @@ describe('keyword search: which rows are ranked', () => {
     });
 
     it('ranks only the chunks holding a rare word, by every word', async () => {
-      const hits = await keywordSearch(db, { filter, words: await queryLexemes(db, 'printer zyxel', configs), limit: 50, frequencies });
+      const hits = await keywordSearch(db, { filter, ...(await ranked('printer zyxel', configs)), limit: 50, frequencies });
       assert.equal(hits.length, 2, 'printer is in every chunk: it ranks, it does not select');
-      const all = await keywordSearch(db, { filter, words: await queryLexemes(db, 'printer', configs), limit: 50, frequencies });
+      const all = await keywordSearch(db, { filter, ...(await ranked('printer', configs)), limit: 50, frequencies });
       assert.equal(all.length, 45, 'a query of common words still finds them');
     });
 
@@ -104,12 +110,12 @@ describe('keyword search: which rows are ranked', () => {
       let rankings = 0;
       const counting: Database = Object.assign(Object.create(db) as Database, {
         query: (sql: string, params?: never) => {
-          if (sql.includes('ts_rank(')) rankings += 1;
+          if (sql.includes('ORDER BY rank DESC')) rankings += 1;
           return db.query(sql, params);
         },
       });
       const search = async (limit: number, matchRowBudget?: number) =>
-        keywordSearch(counting, { filter, words: await queryLexemes(db, 'zyxel modem', configs), limit, frequencies, matchRowBudget });
+        keywordSearch(counting, { filter, ...(await ranked('zyxel modem', configs)), limit, frequencies, matchRowBudget });
       const budget = async (limit: number, matchRowBudget?: number) => {
         rankings = 0;
         const hits = await search(limit, matchRowBudget);
@@ -122,14 +128,14 @@ describe('keyword search: which rows are ranked', () => {
       assert.equal(top?.chunkId, (await search(50))[0]?.chunkId, 'the narrowing keeps the best match');
       rankings = 0;
       const since = new Date(0); // a filter that every chunk passes
-      const hits = await keywordSearch(counting, { filter: { ...filter, createdAfter: since }, words: await queryLexemes(db, 'zyxel modem', configs), limit: 50, frequencies, matchRowBudget: 1 });
+      const hits = await keywordSearch(counting, { filter: { ...filter, createdAfter: since }, ...(await ranked('zyxel modem', configs)), limit: 50, frequencies, matchRowBudget: 1 });
       assert.deepEqual({ hits: hits.length, rankings }, { hits: 1, rankings: 1 }, 'a filtered search ranks the rare words\' rows at once');
     });
 
     it('falls back to either of the two rarest words when they never meet', async () => {
-      const together = await keywordSearch(db, { filter, words: await queryLexemes(db, 'printer ink', configs), limit: 50, frequencies });
+      const together = await keywordSearch(db, { filter, ...(await ranked('printer ink', configs)), limit: 50, frequencies });
       assert.equal(together.length, 3, 'the two rarest common words, together');
-      const apart = await keywordSearch(db, { filter, words: await queryLexemes(db, 'ink toner', configs), limit: 50, frequencies });
+      const apart = await keywordSearch(db, { filter, ...(await ranked('ink toner', configs)), limit: 50, frequencies });
       assert.equal(apart.length, 7, 'never together: either word');
     });
   });

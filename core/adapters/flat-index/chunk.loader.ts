@@ -1,7 +1,7 @@
 import type { Queryable, SqlParam } from '../../db/database.js';
 import { EmbeddingReader } from '../../db/embeddings.js';
 import { rowVersionSql } from '../../db/row-version.js';
-import { tsvectorCounts } from '../../db/tsvector.js';
+import { tsvectorOccurrences } from '../../db/tsvector.js';
 import type { KnownVectors } from '../../ports/vector-index.js';
 import { turnEventLoop } from '../../shared/event-loop.js';
 import type { IndexedDocument, IndexedRecord, SegmentChunk } from './segment.js';
@@ -193,7 +193,7 @@ export class ChunkLoader {
         if (!vector && !otherEmbedders) continue;
         let list = out.get(r.owner);
         if (!list) out.set(r.owner, (list = []));
-        list.push({ id: r.id, index: r.chunk_index, vector, terms: r.t === null ? undefined : tsvectorCounts(r.t) });
+        list.push({ id: r.id, index: r.chunk_index, vector, terms: r.t === null ? undefined : tsvectorOccurrences(r.t) });
       }
       if (rows.length < this.options.pageSize) break;
       after = rows[rows.length - 1]!.id;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
-import { tsvectorCounts } from '../../db/tsvector.js';
-import { type KeywordHit, compareKeywordHits } from '../../ports/keyword-index.js';
+import { tsvectorOccurrences } from '../../db/tsvector.js';
+import { type KeywordHit, type KeywordSearchParams, compareKeywordHits } from '../../ports/keyword-index.js';
 import { type DocumentIndexed, type KnownVectors, type VectorHit, type VectorIndex, type VectorIndexStatus, compareHits } from '../../ports/vector-index.js';
 import {
   type ChunkFilter,
@@ -330,21 +330,21 @@ export class FlatVectorIndex implements VectorIndex {
   }
 
   /**
-   * The in-memory keyword search (FlatKeywordIndex): the `limit` chunks best ranked by ts_rank for
-   * the OR of the query words' lexemes (`words`: each word's lexemes), over the filter's knowledge
+   * The in-memory keyword search (FlatKeywordIndex): the `limit` chunks best ranked by BM25F for
+   * the query words' lexemes (`words`: each word's lexemes; `ranking`), over the filter's knowledge
    * bases (chunks of every embedder, as the database search), with the filter applied per
    * document inside the ranking. Which chunks are ranked is chosen by the words' share of the
    * searched chunks, as the database search chooses (`wordSelections`), with no row budget. Call it
    * only while `servesKeywords`.
    */
-  async keywordSearch(params: { filter: ChunkFilter; words: ReadonlyArray<readonly string[]>; limit: number }): Promise<KeywordHit[]> {
+  async keywordSearch(params: KeywordSearchParams & { filter: ChunkFilter }): Promise<KeywordHit[]> {
     // Changes notified before this search apply first.
     await this.queue;
     return this.keywordHits(this.tenantTarget(params.filter, true), params);
   }
 
   /** As `keywordSearch`, over platform corpus chunks (those of the embedder in use, which the index holds). */
-  async keywordSearchCorpora(params: { filter: CorpusChunkFilter; words: ReadonlyArray<readonly string[]>; limit: number }): Promise<KeywordHit[]> {
+  async keywordSearchCorpora(params: KeywordSearchParams & { filter: CorpusChunkFilter }): Promise<KeywordHit[]> {
     await this.queue;
     return this.keywordHits(this.corpusTarget(params.filter), params);
   }
@@ -381,16 +381,15 @@ export class FlatVectorIndex implements VectorIndex {
 
   private keywordHits<O extends Owner>(
     { segments, accept, labels }: SearchTarget<O>,
-    params: { words: ReadonlyArray<readonly string[]>; limit: number },
+    params: KeywordSearchParams,
   ): KeywordHit[] {
     const searched = [...new Set(segments)];
     const rows = searched.reduce((n, s) => n + s.live, 0);
     const words = withFrequencies(params.words, (l) => (rows ? searched.reduce((n, s) => n + s.rowsHolding(l), 0) / rows : 0));
-    const lexemes = words.flatMap((w) => w.lexemes);
     for (const selection of wordSelections(words, rows, Infinity, false)) {
       const groups = selection.groups.map((group) => group.map((w) => w.lexemes));
       const hits = searched
-        .flatMap((segment) => segment.keywordHits(lexemes, params.limit, accept, labels, groups))
+        .flatMap((segment) => segment.keywordHits(params.ranking, params.limit, accept, labels, groups))
         .sort(compareKeywordHits)
         .slice(0, params.limit);
       if (hits.length) return hits;
@@ -438,7 +437,7 @@ export class FlatVectorIndex implements VectorIndex {
           continue;
         }
         const owner = { key: doc.id, rows: [], subTenantId: w.subTenantId, tags: w.tags, createdAt: w.createdAt, title: w.title, version: w.version };
-        const chunks = w.chunks.map((c) => ({ id: c.id, vector: c.vector, terms: this.options.keywords && c.tsvector !== undefined ? tsvectorCounts(c.tsvector) : undefined }));
+        const chunks = w.chunks.map((c) => ({ id: c.id, vector: c.vector, terms: this.options.keywords && c.tsvector !== undefined ? tsvectorOccurrences(c.tsvector) : undefined }));
         this.knowledgeBaseSegment(w.knowledgeBaseId, w.dimensions, w.tenantId, w.subTenantId).put(owner, chunks);
       }
       if (unknown.length) await this.loadDocuments(unknown);

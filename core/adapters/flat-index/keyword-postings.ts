@@ -1,34 +1,15 @@
+import type { Bm25Query, Occurrences } from '../../search/bm25.js';
+
 /**
  * An inverted index over the rows of one flat-index segment: for each lexeme, the rows whose
- * tsvector holds it, with how often. It ranks rows as PostgreSQL's `ts_rank(tsv, query)` does for
- * an OR of lexemes with the default weights and no normalisation, to the same float4 value: each
- * distinct query lexeme a row holds adds 0.1 × Σ 1/i² over its occurrences (i = 1…n) ÷ π²/6, the
- * sum divided by the number of distinct query lexemes. So the in-memory keyword search orders rows
- * exactly as the database's would, without reading them: its cost is the query lexemes' postings
- * (a common word's ~50,000 rows at 100k chunks: well under a millisecond), not a heap visit per row.
+ * tsvector holds it, with its occurrences there (in the title, in the text); and each row's length
+ * (its distinct lexemes). It ranks rows by BM25F (Bm25Query) to the same float8 the database's
+ * search computes, without reading them: its cost is the query lexemes' postings (a common word's
+ * ~50,000 rows at 100k chunks: well under a millisecond), not a heap visit per row.
  */
 
-/** ts_rank's default weight of a position of weight D, as the float4 it is. */
-const WEIGHT_D = Math.fround(0.1);
-/** tsvector keeps at most this many positions per lexeme (MAXNUMPOS). */
-const MAX_POSITIONS = 256;
-
-/** A lexeme's share of ts_rank for 1…256 occurrences, computed as calc_rank_or does in float4. */
-const CONTRIBUTION = (() => {
-  const out = new Float64Array(MAX_POSITIONS + 1);
-  let sum = 0;
-  for (let j = 0; j < MAX_POSITIONS; j++) {
-    sum = Math.fround(sum + Math.fround(WEIGHT_D / ((j + 1) * (j + 1))));
-    // (wjm + resj - wjm / ((jm + 1) * (jm + 1))) / 1.64493406685 with every weight D: jm = 0.
-    out[j + 1] = Math.fround(Math.fround(WEIGHT_D + sum) - WEIGHT_D) / 1.64493406685;
-  }
-  return out;
-})();
-
-/** Orders lexemes as PostgreSQL sorts a tsquery's operands (by bytes, a prefix first): the order ts_rank sums in. */
-function byBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
+/** Entries are row × ENTRY + occurrences (9 bits: see Occurrences); up to 8 million rows fit 32 bits. */
+const ENTRY = 512;
 
 export interface RankedRow {
   row: number;
@@ -39,15 +20,20 @@ export interface RankedRow {
 export interface PostingsState {
   lexemes: string[];
   lengths: Uint32Array;
-  /** row × 256 + (occurrences − 1): fits 32 bits up to 16 million rows. */
+  /** row × 512 + occurrences. */
   entries: Uint32Array;
+  /** Each row's length: its distinct lexemes. */
+  rowLexemes: Uint32Array;
 }
 
 export class KeywordPostings {
-  /** Per lexeme: row × 256 + (occurrences − 1), rows ascending. */
+  /** Per lexeme: row × 512 + occurrences, rows ascending. */
   private lists = new Map<string, number[]>();
-  /** Scratch space by row, kept between searches (always zero outside `rank`): sums, word marks, selected rows. */
+  /** Each row's length (distinct lexemes), by row. */
+  private rowLexemes = new Uint32Array(1024);
+  /** Scratch space by row, kept between searches (always zero outside `rank`): sums, a word's best, word marks, selected rows. */
   private sums = new Float64Array(0);
+  private best = new Float64Array(0);
   private marks = new Int32Array(0);
   private chosen = new Uint8Array(0);
 
@@ -62,7 +48,7 @@ export class KeywordPostings {
       entries.set(list, at);
       at += list.length;
     }
-    return { lexemes, lengths, entries };
+    return { lexemes, lengths, entries, rowLexemes: this.rowLexemes.slice() };
   }
 
   /** Postings restored from a snapshot (`exportState`). */
@@ -74,6 +60,7 @@ export class KeywordPostings {
       postings.lists.set(lexeme, Array.from(state.entries.subarray(at, at + length)));
       at += length;
     });
+    postings.rowLexemes = state.rowLexemes.slice();
     return postings;
   }
 
@@ -82,10 +69,16 @@ export class KeywordPostings {
     return this.lists.get(lexeme)?.length ?? 0;
   }
 
-  /** Adds a row's lexemes (rows are added in ascending order). */
-  add(row: number, counts: ReadonlyMap<string, number>): void {
-    for (const [lexeme, count] of counts) {
-      const entry = row * 256 + (Math.min(Math.max(count, 1), MAX_POSITIONS) - 1);
+  /** Adds a row's lexemes with their occurrences (rows are added in ascending order). */
+  add(row: number, terms: ReadonlyMap<string, Occurrences>): void {
+    if (row >= this.rowLexemes.length) {
+      const grown = new Uint32Array(Math.max(row + 1, this.rowLexemes.length * 2));
+      grown.set(this.rowLexemes);
+      this.rowLexemes = grown;
+    }
+    this.rowLexemes[row] = terms.size;
+    for (const [lexeme, occ] of terms) {
+      const entry = row * ENTRY + occ;
       const list = this.lists.get(lexeme);
       if (list) list.push(entry);
       else this.lists.set(lexeme, [entry]);
@@ -101,60 +94,76 @@ export class KeywordPostings {
     for (const [lexeme, list] of this.lists) {
       const kept: number[] = [];
       for (const entry of list) {
-        const row = moved[Math.floor(entry / 256)]!;
-        if (row >= 0) kept.push(row * 256 + (entry % 256));
+        const row = moved[Math.floor(entry / ENTRY)]!;
+        if (row >= 0) kept.push(row * ENTRY + (entry % ENTRY));
       }
       if (kept.length) lists.set(lexeme, kept.sort((a, b) => a - b));
     }
     this.lists = lists;
+    const rowLexemes = new Uint32Array(this.rowLexemes.length);
+    moved.forEach((row, old) => {
+      if (row >= 0) rowLexemes[row] = this.rowLexemes[old]!;
+    });
+    this.rowLexemes = rowLexemes;
   }
 
   /**
-   * The rows holding any of `lexemes`, with their ts_rank for the OR of them all, best first
-   * (equal ranks: `tieBreak`, ascending), at most `limit`, among the rows `accept`ed and, when
-   * `groups` are given, `selected` by them (see `select`).
+   * The rows holding any of the query's lexemes, with their BM25F score (`query`), best first (equal
+   * scores: `tieBreak`, ascending), at most `limit`, among the rows `accept`ed and, when `groups`
+   * are given, `selected` by them (see `select`).
    */
   rank(
-    lexemes: readonly string[],
+    query: Bm25Query,
     rows: number,
     limit: number,
     accept: (row: number) => boolean,
     tieBreak: (row: number) => string,
     groups?: ReadonlyArray<ReadonlyArray<readonly string[]>>,
   ): RankedRow[] {
-    const distinct = [...new Set(lexemes)].sort(byBytes);
-    if (!distinct.length || limit < 1) return [];
+    if (!query.lexemes.length || limit < 1) return [];
     if (this.sums.length < rows) {
       const size = Math.max(rows, this.sums.length * 2);
       this.sums = new Float64Array(size);
+      this.best = new Float64Array(size);
       this.marks = new Int32Array(size);
       this.chosen = new Uint8Array(size);
     }
     const chosenRows = groups ? this.select(groups, rows) : null;
-    const chosen = this.chosen;
-    const sums = this.sums;
+    const { chosen, sums, best, rowLexemes } = this;
     const touched: number[] = [];
-    for (const lexeme of distinct) {
-      const list = this.lists.get(lexeme);
-      if (!list) continue;
-      for (const entry of list) {
-        const row = Math.floor(entry / 256);
-        if (row >= rows) break;
-        // Rows the selection left out are not ranked at all (a common word's rows, mostly).
-        if (chosenRows && !chosen[row]) continue;
+    // Word by word, in the query's order: each row adds the best of the word's lexemes it holds.
+    const lexemes = query.lexemes;
+    for (let i = 0; i < lexemes.length; ) {
+      const word = lexemes[i]!.word;
+      const wordRows: number[] = [];
+      for (; i < lexemes.length && lexemes[i]!.word === word; i++) {
+        const { lexeme, idf } = lexemes[i]!;
+        const list = this.lists.get(lexeme);
+        if (!list) continue;
+        for (const entry of list) {
+          const row = Math.floor(entry / ENTRY);
+          if (row >= rows) break;
+          // Rows the selection left out are not ranked at all (a common word's rows, mostly).
+          if (chosenRows && !chosen[row]) continue;
+          const weight = query.weigh(idf, entry % ENTRY, rowLexemes[row]!);
+          if (best[row] === 0) wordRows.push(row);
+          if (weight > best[row]!) best[row] = weight;
+        }
+      }
+      for (const row of wordRows) {
         if (sums[row] === 0) touched.push(row);
-        // calc_rank_or's running float4 sum, in its order of lexemes.
-        sums[row] = Math.fround(sums[row]! + CONTRIBUTION[(entry % 256) + 1]!);
+        sums[row] = sums[row]! + best[row]!;
+        best[row] = 0;
       }
     }
-    const best = new TopRows(limit, tieBreak);
+    const top = new TopRows(limit, tieBreak);
     for (const row of touched) {
       const sum = sums[row]!;
       sums[row] = 0;
-      if (accept(row)) best.offer(row, Math.fround(sum / distinct.length));
+      if (accept(row)) top.offer(row, sum);
     }
     if (chosenRows) for (const row of chosenRows) chosen[row] = 0;
-    return best.sorted();
+    return top.sorted();
   }
 
   /**
@@ -171,7 +180,7 @@ export class KeywordPostings {
       group.forEach((word, k) => {
         for (const lexeme of new Set(word)) {
           for (const entry of this.lists.get(lexeme) ?? []) {
-            const row = Math.floor(entry / 256);
+            const row = Math.floor(entry / ENTRY);
             if (row >= rows) break;
             if (marks[row] === 0) marked.push(row);
             marks[row]! |= 1 << k;

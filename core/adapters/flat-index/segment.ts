@@ -1,14 +1,15 @@
 import type { KeywordHit } from '../../ports/keyword-index.js';
+import type { Bm25Query, Occurrences } from '../../search/bm25.js';
 import type { VectorHit } from '../../ports/vector-index.js';
 import { KeywordPostings, type PostingsState } from './keyword-postings.js';
 import { type ScanMatches, type VectorScanner, scanNow } from './scan/vector-scanner.js';
 import { type GraphPolicy, type GraphState, VectorGraph } from './vector-graph.js';
 
-/** A chunk as a segment takes it: its vector (unless the segment keeps none) and its tsvector's lexeme counts. */
+/** A chunk as a segment takes it: its vector (unless the segment keeps none) and its tsvector's lexemes with their occurrences. */
 export interface SegmentChunk {
   id: string;
   vector?: Float32Array | undefined;
-  terms?: ReadonlyMap<string, number> | undefined;
+  terms?: ReadonlyMap<string, Occurrences> | undefined;
 }
 
 /** A document (tenant chunks) or a corpus record (corpus chunks): what filters look at, and its rows. */
@@ -452,13 +453,13 @@ export class Segment<O extends Owner> {
   }
 
   /**
-   * The `limit` live rows holding any of `lexemes`, ranked as PostgreSQL's ts_rank ranks them
-   * (see KeywordPostings), among those whose owner `accept`s and, when `groups` are given, that
-   * hold every word of one of them (a word: any of its lexemes); equal ranks by chunk id, as the
-   * database search orders them. Nothing when the segment keeps no lexemes.
+   * The `limit` live rows holding any of the query's lexemes, ranked by BM25F as the database's
+   * search ranks them (see KeywordPostings), among those whose owner `accept`s and, when `groups`
+   * are given, that hold every word of one of them (a word: any of its lexemes); equal ranks by
+   * chunk id, as the database search orders them. Nothing when the segment keeps no lexemes.
    */
   keywordHits(
-    lexemes: readonly string[],
+    query: Bm25Query,
     limit: number,
     accept: ((owner: O) => boolean) | null,
     labels: readonly string[] = [],
@@ -470,7 +471,7 @@ export class Segment<O extends Owner> {
     if (allowed?.size === 0) return [];
     const { chunkIds, rowOwners } = this;
     const ranked = this.postings.rank(
-      lexemes,
+      query,
       this.rows,
       limit,
       (row) => {

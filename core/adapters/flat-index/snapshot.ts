@@ -45,7 +45,8 @@ type SegmentHeader = Pick<SegmentState<Owner>, 'dimensions' | 'tenantId' | 'subT
   blobs: number[];
 };
 
-const FORMAT = 1;
+/** 2 since 2026-11-26: postings keep occurrences in title and text, and each row's length (BM25F). */
+const FORMAT = 2;
 const MAGIC = Buffer.from('LOREFLAT');
 const CURRENT = 'CURRENT';
 
@@ -145,7 +146,7 @@ export class SnapshotStore {
 
   private async writeSegment(file: string, state: SegmentState<Owner>): Promise<string> {
     const blobs: Uint8Array[] = [bytesOf(state.data), bytesOf(state.rowOwner)];
-    if (state.postings) blobs.push(bytesOf(state.postings.lengths), bytesOf(state.postings.entries));
+    if (state.postings) blobs.push(bytesOf(state.postings.lengths), bytesOf(state.postings.entries), bytesOf(state.postings.rowLexemes));
     if (state.graph) blobs.push(bytesOf(state.graph.labelRow));
     const header: SegmentHeader = {
       dimensions: state.dimensions,
@@ -216,9 +217,9 @@ export class SnapshotStore {
         if (!b) throw new InvalidSnapshot(`${name} lacks a section`);
         return b;
       };
-      // Sections in writeSegment's order: data, rowOwner, [lengths, entries], [labelRow].
-      const postings = header.lexemes ? { lengths: 2, entries: 3 } : undefined;
-      const labelRow = postings ? 4 : 2;
+      // Sections in writeSegment's order: data, rowOwner, [lengths, entries, rowLexemes], [labelRow].
+      const postings = header.lexemes ? { lengths: 2, entries: 3, rowLexemes: 4 } : undefined;
+      const labelRow = postings ? 5 : 2;
       return {
         dimensions: header.dimensions,
         tenantId: header.tenantId,
@@ -232,7 +233,12 @@ export class SnapshotStore {
         owners: header.owners as Array<Omit<Owner, 'rows'>>,
         postings:
           header.lexemes && postings
-            ? { lexemes: header.lexemes, lengths: new Uint32Array(blob(postings.lengths)), entries: new Uint32Array(blob(postings.entries)) }
+            ? {
+                lexemes: header.lexemes,
+                lengths: new Uint32Array(blob(postings.lengths)),
+                entries: new Uint32Array(blob(postings.entries)),
+                rowLexemes: new Uint32Array(blob(postings.rowLexemes)),
+              }
             : undefined,
         graph: header.graph ? { ...header.graph, labelRow: new Int32Array(blob(labelRow)) } : undefined,
       };

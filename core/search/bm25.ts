@@ -1,0 +1,96 @@
+/**
+ * Okapi BM25F, the keyword ranking of both keyword indexes (in memory and in the database): a
+ * chunk's score for a query is the sum, over the query's words, of the best of the word's lexemes
+ * (its forms in each language), each lexeme weighing
+ *
+ *   idf × t × (k1 + 1) / (k1 + t),   t = titleWeight × inTitle + inText / (1 − b + b × length / averageLength)
+ *   idf = ln(1 + (chunks − holding + 0.5) / (holding + 0.5))
+ *
+ * where `inTitle` is 1 when the document's title holds the lexeme (a title counts once), `inText`
+ * how often the chunk's text does (up to 255), `length` the number of distinct lexemes of the
+ * chunk's tsvector (title included) and `holding`, `chunks` and `averageLength` the statistics of
+ * the searched collections (knowledge bases or corpora) that the database keeps exactly with every
+ * write (KeywordStatistics). A rare word weighs more than a common one, a long chunk's repetitions
+ * count less, and a title holding the word counts as a text holding it `titleWeight` times in a
+ * chunk of average length.
+ *
+ * Both indexes compute the same float8 operations in the same order (the constants derived here,
+ * then per lexeme and per word in ascending word order), so they rank alike to the last bit.
+ */
+
+/** The parameters of the ranking (see BM25_PARAMETERS for the values in use and how they were chosen). */
+export interface Bm25Parameters {
+  /** How quickly repetitions of a word stop adding to its weight (0: one occurrence is all). */
+  k1: number;
+  /** How much a chunk's length discounts its words' counts (0: not at all; 1: in proportion). */
+  b: number;
+  /** What a document title holding the word counts for, in occurrences in a chunk of average length. */
+  titleWeight: number;
+}
+
+/**
+ * The values in use, chosen by `bench/retrieval-quality.bench.ts --tune` on the LibreOffice help
+ * (never on the held-back collection): see docs/performance.md, "Keyword ranking".
+ */
+export const BM25_PARAMETERS: Bm25Parameters = { k1: 1.2, b: 0.75, titleWeight: 2 };
+
+/** The statistics of the collections a keyword search covers, as the database keeps them. */
+export interface KeywordStatistics {
+  /** Chunks in the collections. */
+  chunks: number;
+  /** Their lengths summed (distinct lexemes per chunk). */
+  lexemes: number;
+  /** Per query lexeme, how many of the chunks hold it (a lexeme no chunk holds: absent). */
+  holding: ReadonlyMap<string, number>;
+}
+
+/** A lexeme's occurrences in a chunk, as one number: 256 × (in the title: 0 or 1) + (in the text: 0–255). */
+export type Occurrences = number;
+
+export const MAX_TEXT_OCCURRENCES = 255;
+
+export function occurrences(inTitle: number, inText: number): Occurrences {
+  return (inTitle > 0 ? 256 : 0) + Math.min(Math.max(inText, 0), MAX_TEXT_OCCURRENCES);
+}
+
+/** One query lexeme with its word (position among the query's words) and inverse document frequency. */
+export interface ScoredLexeme {
+  lexeme: string;
+  word: number;
+  idf: number;
+}
+
+/** The ranking of one query over one set of collections: the per-lexeme weights and the constants of the formula. */
+export class Bm25Query {
+  /** Lexemes some searched chunk holds, by word (ascending). */
+  readonly lexemes: readonly ScoredLexeme[];
+  readonly k1: number;
+  /** k1 + 1. */
+  readonly k1Plus1: number;
+  readonly titleWeight: number;
+  /** 1 − b: the length norm is `lengthBase + lengthFactor × length`. */
+  readonly lengthBase: number;
+  /** b / averageLength. */
+  readonly lengthFactor: number;
+
+  constructor(words: ReadonlyArray<readonly string[]>, statistics: KeywordStatistics, parameters: Bm25Parameters = BM25_PARAMETERS) {
+    const n = statistics.chunks;
+    this.lexemes = words.flatMap((lexemes, word) =>
+      [...new Set(lexemes)].flatMap((lexeme) => {
+        const holding = statistics.holding.get(lexeme) ?? 0;
+        return holding > 0 ? [{ lexeme, word, idf: Math.log(1 + (n - holding + 0.5) / (holding + 0.5)) }] : [];
+      }),
+    );
+    this.k1 = parameters.k1;
+    this.k1Plus1 = parameters.k1 + 1;
+    this.titleWeight = parameters.titleWeight;
+    this.lengthBase = 1 - parameters.b;
+    this.lengthFactor = n > 0 && statistics.lexemes > 0 ? parameters.b / (statistics.lexemes / n) : 0;
+  }
+
+  /** The weight of a lexeme (its `idf`) in a chunk of `length` lexemes holding it as `occ` says. */
+  weigh(idf: number, occ: Occurrences, length: number): number {
+    const t = this.titleWeight * (occ >= 256 ? 1 : 0) + (occ % 256) / (this.lengthBase + this.lengthFactor * length);
+    return (idf * t * this.k1Plus1) / (this.k1 + t);
+  }
+}
