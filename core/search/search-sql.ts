@@ -10,8 +10,8 @@ import { type Bm25Query, MAX_TEXT_OCCURRENCES } from './bm25.js';
 /**
  * Words in more than this share of a table's chunks (by the planner's statistics) still count in
  * the ranking but do not select rows: a query word found in most chunks would otherwise make the
- * search rank most of a knowledge base (~50k rows at 100k chunks), and ts_rank gives it no less
- * weight than a rare word anyway.
+ * search rank most of a knowledge base (~50k rows at 100k chunks), where BM25F gives it little
+ * weight anyway.
  */
 export const MAX_MATCH_FREQUENCY = 0.05;
 
@@ -78,8 +78,8 @@ export interface WordSelection {
  * under MAX_MATCH_FREQUENCY rarest first within `rowBudget` estimated rows of a table of
  * `tableRows` (the rarest always); then the two rarest common words together; then either of the
  * two rarest words. A search never ranks the rows of every word: a word in most chunks orders the
- * results but does not select them (ts_rank has no notion of a word's rarity; this is where it
- * enters), and in the database a query of common words ranked ~50,000 rows at 100k chunks (0.5 s).
+ * results but does not select them (BM25F weighs it little), and in the database a query of
+ * common words ranked ~50,000 rows at 100k chunks (0.5 s).
  *
  * When even the rare words pass the budget (in the database, at 100k chunks, the rarest word of a
  * query can be in ~4,000), the rows holding two of the three rarest words come first, used when

@@ -12,7 +12,7 @@ export interface SegmentKeywordSearch {
 /**
  * The embedded topology's keyword search: the flat vector index's segments also keep each chunk's
  * lexemes (from the tsvector PostgreSQL built for it, with its language's configuration), and rank
- * rows in memory exactly as ts_rank does (KeywordPostings). PostgreSQL still does the language
+ * rows in memory by BM25F exactly as the database's search does (KeywordPostings). PostgreSQL still does the language
  * work: it builds the chunks' tsvectors when they are written and normalises each query with every
  * configuration (queryLexemes, before a search reaches this); only the ranking leaves the database. Rows are selected by the query words' share
  * of the searched chunks as the database search selects them (`wordSelections`: rare words select,
