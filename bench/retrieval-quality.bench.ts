@@ -29,17 +29,27 @@
  * (PostgresKeywordIndex) with that row budget (MATCH_ROW_BUDGET is 1,000): about 70 makes these
  * ~7,000-chunk knowledge bases select and narrow rows as a 100k-chunk one does.
  *
- * Needs apt-get and dpkg (Debian/Ubuntu) the first time: the packages are downloaded into
- * `--cache` (default `.bench/libreoffice`, git-ignored) and unpacked there; later runs reuse them.
+ * `--collection manpages` runs the same measurement on the HELD-BACK collection (bench/manpages.ts):
+ * Debian's translated manual pages (manpages-l10n; man-pages for English), each page's NAME
+ * description a known-item query for that page. It is for checking only, never for tuning: fusion
+ * variants, chunk sizes and diagnostics are refused on it, and a setting chosen on the help is
+ * confirmed or refuted there once, not adjusted until it passes.
  *
- * Usage: npx tsx bench/retrieval-quality.bench.ts [--languages en,de] [--queries 300] [--seed 1]
- *          [--query-sets entries[,heads]] [--variants k,weights,candidates[,chunks] | all | none]
+ * Needs apt-get and dpkg (Debian/Ubuntu) the first time: the packages are downloaded into
+ * `--cache` (default `.bench/libreoffice`, or `.bench/manpages`; git-ignored) and unpacked there;
+ * later runs reuse them. The manual pages also need groff, and are rendered once into that cache.
+ *
+ * Usage: npx tsx bench/retrieval-quality.bench.ts [--collection help] [--languages en,de] [--queries 300]
+ *          [--seed 1] [--query-sets entries[,heads]] [--variants k,weights,candidates[,chunks] | all | none]
  *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
  *          [--diagnostics] [--match-row-budget N] [--cache .bench/libreoffice]
+ *        npx tsx bench/retrieval-quality.bench.ts --collection manpages [--languages en,de,fr,es,it,nl,ro]
+ *          [--queries 300] [--seed 1] [--max-documents 3000] [--check 20] [--match-row-budget N]
  * Six languages with `--variants none` took 8.5 minutes on two shared cores (2026-11-26): ~50 s of
  * ingestion and ~10 s of queries (~15 ms per query and retriever) a language, ~6 s to index the
  * BM25 peers. Fusion variants are arithmetic on the lists already fetched; each chunk size is
- * another ingestion per `--chunk-languages` language.
+ * another ingestion per `--chunk-languages` language. The manual pages' seven languages took 5 to
+ * 5.5 minutes (2026-11-26), and rendering them the first time about 3 more.
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -58,7 +68,8 @@ import { SqlParams } from '../core/shared/sql-params.js';
 import type { Language } from '../core/translation/translation.schema.js';
 import { type Bm25Peer, bm25Peer } from './bm25-peer.js';
 import {
-  type HelpCollection,
+  type HelpPage,
+  type IndexEntry,
   type QuerySet,
   type RetrievalQuery,
   HELP_PACKAGES,
@@ -67,23 +78,26 @@ import {
   queryOf,
   sampleQueries,
 } from './libreoffice-help.js';
+import { MAN_PACKAGES, MIN_DESCRIPTION_WORDS, loadManCollection, loadManIndex } from './manpages.js';
 import { ROOT, rankingScore, startBenchLore } from './support.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
+    collection: { type: 'string', default: 'help' },
     languages: { type: 'string', default: 'en,de' },
     queries: { type: 'string', default: '300' },
     seed: { type: 'string', default: '1' },
-    'query-sets': { type: 'string', default: 'entries' },
+    'query-sets': { type: 'string' },
     'max-relevant': { type: 'string', default: '20' },
-    variants: { type: 'string', default: 'k,weights,candidates' },
+    'max-documents': { type: 'string', default: '3000' },
+    variants: { type: 'string' },
     'chunk-languages': { type: 'string', default: 'en' },
     'chunk-sizes': { type: 'string', default: '600,1500' },
     check: { type: 'string', default: '20' },
     diagnostics: { type: 'boolean', default: false },
     'match-row-budget': { type: 'string' },
-    cache: { type: 'string', default: '.bench/libreoffice' },
+    cache: { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -100,24 +114,42 @@ function oneOf<T extends string>(name: string, given: string[], allowed: readonl
   return given as T[];
 }
 
+/** `help` is the collection settings are tuned on; `manpages` is held back, for checking only. */
+const COLLECTIONS = ['help', 'manpages'] as const;
+type CollectionName = (typeof COLLECTIONS)[number];
+const [collectionName] = oneOf<CollectionName>('collection', [values.collection], COLLECTIONS) as [CollectionName];
+const heldBack = collectionName === 'manpages';
+const COLLECTION_TITLES: Record<CollectionName, string> = { help: 'LibreOffice help', manpages: 'manual pages' };
+
 const languages = list(values.languages);
-oneOf('languages', languages, Object.keys(HELP_PACKAGES));
+oneOf('languages', languages, Object.keys(heldBack ? MAN_PACKAGES : HELP_PACKAGES));
 const queryCount = count('queries', values.queries);
 const seed = count('seed', values.seed);
 const maxRelevant = count('max-relevant', values['max-relevant']);
 const checkCount = count('check', values.check);
+const maxDocuments = count('max-documents', values['max-documents']);
 // The keyword search's row budget (MATCH_ROW_BUDGET); a small one makes these ~7k-chunk knowledge
 // bases behave as 100k-chunk ones do (the narrowing to rows holding two of the rarest words).
 const matchRowBudget = values['match-row-budget'] === undefined ? undefined : count('match-row-budget', values['match-row-budget']);
-const querySets = oneOf<QuerySet>('query-sets', list(values['query-sets']), ['entries', 'heads']);
+/** The help's index entries or heads; the manual pages' NAME descriptions. */
+type BenchQuerySet = QuerySet | 'descriptions';
+const querySets = heldBack
+  ? oneOf<BenchQuerySet>('query-sets', list(values['query-sets'] ?? 'descriptions'), ['descriptions'])
+  : oneOf<BenchQuerySet>('query-sets', list(values['query-sets'] ?? 'entries'), ['entries', 'heads']);
 const VARIANT_GROUPS = ['k', 'weights', 'candidates', 'chunks'] as const;
 type VariantGroup = (typeof VARIANT_GROUPS)[number];
+const variantsArg = values.variants ?? (heldBack ? 'none' : 'k,weights,candidates');
 const variantGroups = new Set(
-  values.variants === 'all' ? VARIANT_GROUPS : values.variants === 'none' ? [] : oneOf<VariantGroup>('variants', list(values.variants), VARIANT_GROUPS),
+  variantsArg === 'all' ? VARIANT_GROUPS : variantsArg === 'none' ? [] : oneOf<VariantGroup>('variants', list(variantsArg), VARIANT_GROUPS),
 );
+// Fusion variants, chunk sizes and the ranking what-ifs are there to choose settings: choosing
+// them on the held-back collection would make it one more tuning set.
+if (heldBack && (variantGroups.size > 0 || values.diagnostics)) {
+  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics');
+}
 const chunkLanguages = variantGroups.has('chunks') ? list(values['chunk-languages']).filter((l) => languages.includes(l)) : [];
 const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s));
-const cacheDir = path.resolve(ROOT, values.cache);
+const cacheDir = path.resolve(ROOT, values.cache ?? (heldBack ? '.bench/manpages' : '.bench/libreoffice'));
 
 const TOP_K = 10;
 /** Candidates fetched per retriever: the largest number any variant fuses. */
@@ -152,8 +184,37 @@ interface Ingested {
   close(): Promise<void>;
 }
 
+/** One language of a collection as the bench runs it: the pages to ingest, and the queries. */
+interface BenchCollection {
+  language: string;
+  /** Debian package version(s) the pages come from. */
+  version: string;
+  pages: HelpPage[];
+  /** The queries of a query set whose relevant pages are all ingested, and how many were eligible. */
+  sample(set: BenchQuerySet, ingested: ReadonlySet<string>): { queries: RetrievalQuery[]; eligible: number };
+}
+
+async function loadCollection(language: string): Promise<BenchCollection> {
+  if (!heldBack) {
+    const help = await loadHelpCollection(cacheDir, language);
+    return {
+      language,
+      version: help.version,
+      pages: help.pages,
+      sample: (set, ingested) => sampleQueries(help.index, ingested, { set: set as QuerySet, count: queryCount, seed, maxRelevant }),
+    };
+  }
+  // Drawn before the pages are capped, so that every judged page is among those ingested.
+  const man = await loadManCollection(cacheDir, language, { count: queryCount, seed, maxRelevant, maxDocuments });
+  console.log(
+    `${language}: ${man.available} manual pages, ${man.described} with a description of ${MIN_DESCRIPTION_WORDS}+ words, ` +
+      `${man.pages.length} kept as documents`,
+  );
+  return { language, version: man.version, pages: man.pages, sample: () => ({ queries: man.queries, eligible: man.eligible }) };
+}
+
 /** Ingests every page of `help` into a knowledge base of a fresh tenant on a fresh in-memory database. */
-async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<Ingested> {
+async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<Ingested> {
   const lore = await startBenchLore(
     {
       CHUNK_TARGET_CHARS: String(chunkTargetChars),
@@ -161,12 +222,12 @@ async function ingest(help: HelpCollection, chunkTargetChars: number): Promise<I
       CHUNK_MAX_CHARS: String(Math.max(chunkTargetChars, 2000)),
       KEYWORD_INDEX: process.env.KEYWORD_INDEX,
     },
-    `libreoffice-${help.language}`,
+    `${collectionName}-${help.language}`,
     silent,
   );
   try {
     const { db, runtime, services, scope } = lore;
-    const kb = await services.knowledgeBases.create(scope, { name: `LibreOffice help (${help.language})`, dimensions: 1024 });
+    const kb = await services.knowledgeBases.create(scope, { name: `${COLLECTION_TITLES[collectionName]} (${help.language})`, dimensions: 1024 });
 
     const pageOfDocument = new Map<string, string>();
     const t0 = performance.now();
@@ -429,10 +490,10 @@ function printTable(title: string, header: string[], rows: string[][]): void {
 }
 
 interface SetRun {
-  set: QuerySet;
+  set: BenchQuerySet;
   queries: RetrievalQuery[];
   eligible: number;
-  /** Sampled queries whose term is also, verbatim, an English index term of the same page. */
+  /** Sampled queries whose term is also, verbatim, an English index term (or description) of the same page. */
   sameAsEnglish: number;
   retrieved: Retrieved;
   candidates: Candidates[];
@@ -448,13 +509,15 @@ interface LanguageRun {
   sets: SetRun[];
 }
 
-const englishIndex = await loadHelpIndex(cacheDir, 'en');
+/** The text an index term or description gives as a query in a query set. */
+const queryText = (term: string, set: BenchQuerySet): string => queryOf(term, set === 'descriptions' ? 'entries' : set);
+const englishIndex: IndexEntry[] = heldBack ? await loadManIndex(cacheDir, 'en') : await loadHelpIndex(cacheDir, 'en');
 /** `page \t query` of the English index in each query set, to spot terms left untranslated. */
 const englishQueries = Object.fromEntries(
-  querySets.map((set) => [set, new Set(englishIndex.map((e) => `${e.page}\t${queryOf(e.term, set).toLocaleLowerCase('und')}`))]),
-) as Record<QuerySet, Set<string>>;
+  querySets.map((set) => [set, new Set(englishIndex.map((e) => `${e.page}\t${queryText(e.term, set).toLocaleLowerCase('und')}`))]),
+) as Record<BenchQuerySet, Set<string>>;
 
-async function run(help: HelpCollection, chunkTarget: number, sets: QuerySet[]): Promise<LanguageRun> {
+async function run(help: BenchCollection, chunkTarget: number, sets: BenchQuerySet[]): Promise<LanguageRun> {
   const target = await ingest(help, chunkTarget);
   try {
     const s = target.stats;
@@ -470,7 +533,7 @@ async function run(help: HelpCollection, chunkTarget: number, sets: QuerySet[]):
     );
     const setRuns: SetRun[] = [];
     for (const set of sets) {
-      const { queries, eligible } = sampleQueries(help.index, new Set(target.pageOfDocument.values()), { set, count: queryCount, seed, maxRelevant });
+      const { queries, eligible } = help.sample(set, new Set(target.pageOfDocument.values()));
       const retrieved = await retrieve(target, peers, help.language, queries);
       const base = { candidates: retrieved.candidates, queries, pageOfChunk: target.pageOfChunk };
       const modes = Object.fromEntries(SYSTEMS.map((m) => [m, score(base, rankOf(m))])) as Record<System, PerQuery>;
@@ -478,7 +541,7 @@ async function run(help: HelpCollection, chunkTarget: number, sets: QuerySet[]):
       const sameAsEnglish = queries.filter((q) => [...q.relevant].some((p) => english.has(`${p}\t${q.query.toLocaleLowerCase('und')}`))).length;
       setRuns.push({ set, eligible, sameAsEnglish, retrieved, ...base, modes });
       console.log(
-        `  ${set}: ${queries.length} of ${eligible} eligible terms; nDCG@10 ` +
+        `  ${set}: ${queries.length} of ${eligible} eligible ${heldBack ? 'descriptions' : 'terms'}; nDCG@10 ` +
           SYSTEMS.map((m) => `${SYSTEM_LABELS[m]} ${fmt(mean(modes[m].ndcg))}`).join(', ') +
           `; hybrid check ${retrieved.checked - retrieved.mismatches.length}/${retrieved.checked} identical`,
       );
@@ -492,11 +555,14 @@ async function run(help: HelpCollection, chunkTarget: number, sets: QuerySet[]):
   }
 }
 
+const HELD_BACK_NOTE = 'HELD BACK: for checking only, never for tuning';
+if (heldBack) console.log(`Collection: ${COLLECTION_TITLES[collectionName]} (${HELD_BACK_NOTE}).`);
+
 const started = performance.now();
 const runs: LanguageRun[] = [];
 const versions = new Set<string>();
 for (const language of languages) {
-  const help = await loadHelpCollection(cacheDir, language);
+  const help = await loadCollection(language);
   versions.add(help.version);
   runs.push(await run(help, DEFAULT_CHUNK_TARGET, querySets));
   if (chunkLanguages.includes(language)) {
@@ -505,9 +571,13 @@ for (const language of languages) {
 }
 
 const main = runs.filter((r) => r.chunkTarget === DEFAULT_CHUNK_TARGET);
+const setup = `seed ${seed}, 1-${maxRelevant} relevant pages; top_k ${TOP_K} chunks → documents; lexical embedder, 1024 dimensions; chunk target ${DEFAULT_CHUNK_TARGET}.`;
 console.log(
-  `\nLibreOffice help ${[...versions].join(', ')} (Debian); queries are index terms ('--' between levels read as a space), ` +
-    `seed ${seed}, 1-${maxRelevant} relevant pages; top_k ${TOP_K} chunks → documents; lexical embedder, 1024 dimensions; chunk target ${DEFAULT_CHUNK_TARGET}.`,
+  heldBack
+    ? `\nManual pages (${HELD_BACK_NOTE}): ${[...versions].join('; ')} (Debian); each page a document (title 'name(section)', ` +
+        `text rendered by groff without its NAME section, at most ${maxDocuments} a language, every judged page kept); queries are ` +
+        `NAME descriptions of ${MIN_DESCRIPTION_WORDS}+ words, the page relevant (every page of an identical description), ${setup}`
+    : `\nLibreOffice help ${[...versions].join(', ')} (Debian); queries are index terms ('--' between levels read as a space), ${setup}`,
 );
 
 for (const set of querySets) {
@@ -527,7 +597,7 @@ for (const set of querySets) {
     ]);
     rows.push(['mean', '', '', '', ...SYSTEMS.map((m) => fmt(mean(rowsOf.map(({ s }) => mean(s.modes[m][metric])))))]);
     printTable(
-      `${METRIC_LABELS[metric]} (${set}; "as en": share of queries identical to an English index term of the page)`,
+      `${METRIC_LABELS[metric]} (${set}; "as en": share of queries identical to an English ${heldBack ? 'description' : 'index term'} of the page)`,
       ['language', 'docs', 'queries', 'as en', ...SYSTEMS.map((m) => SYSTEM_LABELS[m])],
       rows,
     );
@@ -644,7 +714,8 @@ printTable(
 for (const set of querySets) {
   const perLanguage = main.map((r) => ({ language: r.language, modes: r.sets.find((x) => x.set === set)!.modes }));
   printTable(
-    `Summary (${set}): Lore's keyword, vector and fused search against a plain BM25 on the same chunks, at document level`,
+    `Summary (${COLLECTION_TITLES[collectionName]}${heldBack ? `, ${HELD_BACK_NOTE}` : ''}; ${set}): ` +
+      `Lore's keyword, vector and fused search against a plain BM25 on the same chunks, at document level`,
     ['language', 'metric', ...SYSTEMS.map((m) => SYSTEM_LABELS[m])],
     [
       ...perLanguage.flatMap(({ language, modes }) =>
