@@ -20,7 +20,9 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data
-RUN mkdir -p /data && chown node:node /data
+# German and Dutch word lists: keyword search splits compounds with them (WORD_LISTS=auto).
+RUN apt-get update && apt-get install -y --no-install-recommends wngerman wdutch && rm -rf /var/lib/apt/lists/* \
+ && mkdir -p /data && chown node:node /data
 COPY --from=build --chown=root:root /app/package.json package.json
 COPY --from=build --chown=root:root /app/node_modules node_modules
 COPY --from=build --chown=root:root /app/dist dist

@@ -9,6 +9,7 @@
  *        [KEYWORD_INDEX=flat|postgres] npx tsx bench/query-statements.bench.ts --data .bench/data/100000 [--filtered]
  *          [--queries 300] [--mode hybrid|vector|keyword]
  */
+import { WordListDecompounder } from '../core/adapters/wordlist.decompounder.js';
 import fs from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -60,7 +61,7 @@ const runtime = await createRuntime(db, loadConfig({ LOG_LEVEL: 'silent', KEYWOR
 const mode = values.mode as SearchOptions['mode'];
 if (!['hybrid', 'vector', 'keyword'].includes(mode)) throw new Error('--mode is hybrid, vector or keyword');
 const { embedder, vectorIndex, keywordIndex } = runtime.services.adapters;
-const search = new SearchService(db, embedder, vectorIndex, keywordIndex, { ...DEFAULT_SEARCH_OPTIONS, mode });
+const search = new SearchService(db, embedder, vectorIndex, keywordIndex, new WordListDecompounder(), { ...DEFAULT_SEARCH_OPTIONS, mode });
 try {
   const started = performance.now();
   while ((await runtime.services.adapters.vectorIndex.status()).tenant !== 'ok') await new Promise((r) => setTimeout(r, 200));

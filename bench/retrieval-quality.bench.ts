@@ -61,7 +61,7 @@ import { LexemeFrequencies, PostgresKeywordIndex, keywordSearch } from '../core/
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from '../core/search/fusion.js';
-import { queryLexemes } from '../core/search/search.repository.js';
+import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
 import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService } from '../core/search/search.service.js';
 import { SqlParams } from '../core/shared/sql-params.js';
@@ -80,6 +80,12 @@ import {
 } from './libreoffice-help.js';
 import { MAN_PACKAGES, MIN_DESCRIPTION_WORDS, loadManCollection, loadManIndex } from './manpages.js';
 import { ROOT, rankingScore, startBenchLore } from './support.js';
+
+/** A query's words under these configurations, and their ranking over these knowledge bases. */
+async function rankedWords(db: Database, knowledgeBaseIds: string[], query: string, configs: string[]) {
+  const words = await queryLexemes(db, query, configs);
+  return { words, ranking: await keywordRanking(db, knowledgeBaseIds, words) };
+}
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -221,6 +227,7 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
       // The default hard cap (2000) unless the target itself is larger.
       CHUNK_MAX_CHARS: String(Math.max(chunkTargetChars, 2000)),
       KEYWORD_INDEX: process.env.KEYWORD_INDEX,
+      WORD_LISTS: process.env.WORD_LISTS,
     },
     `${collectionName}-${help.language}`,
     silent,
@@ -248,11 +255,11 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
     const counts = rows[0] ?? { ready: 0, not_ready: 0, chunks: 0 };
     const chunks = await db.query<{ id: string; document_id: string }>('SELECT id, document_id FROM chunks WHERE knowledge_base_id = $1', [kb.id]);
     const pageOfChunk = new Map(chunks.rows.map((c) => [c.id, pageOfDocument.get(c.document_id)!]));
-    const { embedder, vectorIndex } = services.adapters;
+    const { embedder, vectorIndex, decompounder } = services.adapters;
     const keywordIndex = matchRowBudget === undefined ? services.adapters.keywordIndex : new PostgresKeywordIndex(db, matchRowBudget);
     return {
       db,
-      search: (options) => new SearchService(db, embedder, vectorIndex, keywordIndex, options),
+      search: (options) => new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, options),
       ctx: lore.ctx,
       knowledgeBaseId: kb.id,
       pageOfDocument,
@@ -378,7 +385,7 @@ async function retrieve(target: Ingested, peers: Peers, language: string, querie
       ? (
           await keywordSearch(target.db, {
             filter,
-            words: await queryLexemes(target.db, q.query, [ownConfig]),
+            ...(await rankedWords(target.db, filter.knowledgeBaseIds, q.query, [ownConfig])),
             limit: MAX_CANDIDATES,
             frequencies: new LexemeFrequencies(target.db),
           })

@@ -361,15 +361,15 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     source_language: 'auto',
     ...(filtered ? { filters: { [`tags.${filterKey}`]: filterValue } } : {}),
   });
-  const { embedder, vectorIndex, keywordIndex } = services.adapters;
+  const { embedder, vectorIndex, keywordIndex, decompounder } = services.adapters;
   // The product's own SearchService, plus (pgvector) the same service over a probed index to show the plan.
   const probe = new VectorQueryProbe(db);
   const pgvector = services.adapters.vectorIndex.kind === 'postgres';
   const searchers = {
     product: services.search,
-    vector: new SearchService(db, embedder, vectorIndex, keywordIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'vector' }),
-    keyword: new SearchService(db, embedder, vectorIndex, keywordIndex, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
-    probed: new SearchService(db, embedder, pgvector ? new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex) : vectorIndex, keywordIndex),
+    vector: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, { ...DEFAULT_SEARCH_OPTIONS, mode: 'vector' }),
+    keyword: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
+    probed: new SearchService(db, embedder, pgvector ? new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex) : vectorIndex, keywordIndex, decompounder),
   };
   for (let i = 0; i < WARMUP_QUERIES; i++) await services.search.query(ctx, request(queries[i % queries.length]!, i % 2 === 1));
 

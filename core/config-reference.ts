@@ -100,6 +100,12 @@ const VARIABLES: Record<Variable, VariableDoc> = {
     meaning: "`flat`: keyword ranking in memory over the flat index's copy of each chunk's lexemes (needs `VECTOR_INDEX=flat`); `postgres`: in the database, through a GIN index.",
     default: '`flat` with `VECTOR_INDEX=flat`, else `postgres`',
   },
+  WORD_LISTS: {
+    group: 'Search indexes',
+    meaning:
+      'Word lists keyword search splits German and Dutch compounds with (a chunk holding "Druckerwarteschlange" is found by "Warteschlange"): `auto` reads Debian\'s `wngerman` and `wdutch` lists where installed, `none` splits nothing, or `de=/path,nl=/path`.',
+    default: '`auto`',
+  },
   VECTOR_SEARCH_THREADS: { group: 'Search indexes', meaning: '`flat`: threads a scan may use (`0`: every core but one).' },
   VECTOR_EXACT_SCAN_THRESHOLD: { group: 'Search indexes', meaning: '`pgvector`: searches over at most this many chunks scan exactly instead of walking the HNSW graph.' },
   VECTOR_GRAPH_MIN_MB: {

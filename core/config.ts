@@ -79,6 +79,10 @@ export const envSchema = z.object({
   QDRANT_HNSW_EF_CONSTRUCT: z.coerce.number().int().min(8).max(1000).default(100),
   QDRANT_QUANTIZATION: z.enum(['none', 'scalar']).default('none'),
   KEYWORD_INDEX: z.enum(['flat', 'postgres']).optional(),
+  WORD_LISTS: z
+    .string()
+    .regex(/^(auto|none|(de|nl)=[^,=]+(,(de|nl)=[^,=]+)*)$/, 'auto, none, or language=path pairs separated by commas (de, nl)')
+    .default('auto'),
   QUERY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   VECTOR_SEARCH_THREADS: z.coerce.number().int().min(0).max(256).default(0),
   VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(4_000),
@@ -173,6 +177,16 @@ export const envSchema = z.object({
 
 export type Env = Record<string, string | undefined>;
 
+/**
+ * Where Debian's word lists install (`apt-get install wngerman wdutch`): plain lists of words and
+ * their inflected forms, compounds included. They are read from the system, not shipped: the German
+ * list is GPL-licensed.
+ */
+export const DEFAULT_WORD_LISTS: Partial<Record<'de' | 'nl', string>> = {
+  de: '/usr/share/dict/ngerman',
+  nl: '/usr/share/dict/dutch',
+};
+
 export interface Config {
   port: number;
   host: string;
@@ -224,6 +238,8 @@ export interface Config {
    * lexemes (needs VECTOR_INDEX=flat; its default); `postgres`: in the database (GIN index).
    */
   keywordIndex: 'flat' | 'postgres';
+  /** Word lists by language for splitting compounds in keyword search (none: no splitting). */
+  wordLists: Partial<Record<'de' | 'nl', string>>;
   /**
    * Queries answered at once by this process; more wait their turn in order. Beyond what the
    * database and the cores run in parallel, more at once only lengthens every request's wait.
@@ -478,6 +494,12 @@ export function loadConfig(env: Env = process.env): Config {
         : {}),
     },
     keywordIndex,
+    wordLists:
+      e.WORD_LISTS === 'auto'
+        ? DEFAULT_WORD_LISTS
+        : e.WORD_LISTS === 'none'
+          ? {}
+          : Object.fromEntries(e.WORD_LISTS.split(',').map((pair) => pair.split('=') as ['de' | 'nl', string])),
     queryConcurrency: e.QUERY_CONCURRENCY ?? (database.kind === 'postgres' ? database.poolSize : EMBEDDED_QUERY_CONCURRENCY),
     billingEnabled: e.BILLING_ENABLED,
     dpaCurrentVersion: e.DPA_CURRENT_VERSION,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { WordListDecompounder } from '../core/adapters/wordlist.decompounder.js';
 import { EldLanguageDetector } from '../core/adapters/eld.language-detector.js';
 import { JwksTokenVerifier } from '../core/adapters/jwks.token-verifier.js';
 import { MemoryRateLimitStore } from '../core/adapters/memory.rate-limit-store.js';
@@ -21,6 +22,7 @@ import { type Adapters, type Services, createServices } from './services.js';
 export type RuntimeConfig = Pick<
   Config,
   | 'apiKeyPrefix'
+  | 'wordLists'
   | 'chunking'
   | 'pdfParseTimeoutMs'
   | 'pdfWorkers'
@@ -107,6 +109,7 @@ export async function createRuntime(
   const services = createServices(db, config, {
     embedder,
     languageDetector: overrides.languageDetector ?? (await EldLanguageDetector.load(config.languageDetectionDataset)),
+    decompounder: overrides.decompounder ?? new WordListDecompounder(config.wordLists),
     vectorIndex,
     keywordIndex: overrides.keywordIndex ?? createKeywordIndex(db, config, vectorIndex),
     pdf,

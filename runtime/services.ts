@@ -1,4 +1,5 @@
 import { AccountService } from '../core/accounts/account.service.js';
+import type { Decompounder } from '../core/ports/decompounder.js';
 import { AddonService, DEFAULT_RETRY_SCHEDULE } from '../core/addons/addon.service.js';
 import type { OutboundHttp } from '../core/ports/outbound-http.js';
 import type { ReportGenerator } from '../core/ports/report-generator.js';
@@ -52,6 +53,8 @@ import { QueryTranslationService } from '../core/translation/query-translation.s
 export interface Adapters {
   embedder: Embedder;
   languageDetector: LanguageDetector;
+  /** Splits German and Dutch compounds for keyword search. */
+  decompounder: Decompounder;
   vectorIndex: VectorIndex;
   keywordIndex: KeywordIndex;
   pdf: PdfExtractor;
@@ -132,7 +135,7 @@ export function createServices(
   const billing = new BillingService(db, billingPeriods, clock, billingOptions);
   const usage = new UsageService(db, billingPeriods, quotas, clock);
   const dpa = new DpaService(db, config.dpaCurrentVersion);
-  const search = new SearchService(db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex);
+  const search = new SearchService(db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder);
   const signingKeys = new SigningKeys(db, { file: config.oauth.signingKeyFile });
   const subTenants = new SubTenantService(db, keys, billingPeriods, clock, adapters.vectorIndex);
   const translation = new TranslationService(db, adapters.translator ?? new CompositeTranslator([]), adapters.languageDetector, clock);
@@ -158,13 +161,13 @@ export function createServices(
       chunking: config.chunking,
       pdfTimeoutMs: config.pdfParseTimeoutMs,
     }),
-    ingestion: new IngestionService(db, adapters.embedder, adapters.languageDetector, usage, adapters.vectorIndex, adapters.metrics),
+    ingestion: new IngestionService(db, adapters.embedder, adapters.languageDetector, adapters.decompounder, usage, adapters.vectorIndex, adapters.metrics),
     jobs: new JobService(db),
     search,
     queries: new QueryService(search, usage, new QueryTranslationService(db, translation, subTenants), adapters.metrics, config.queryConcurrency),
     health: new HealthService(db, adapters.vectorIndex),
     corpora: new CorpusService(db, adapters.vectorIndex, adapters.engine, { chunking: config.chunking }),
-    corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector, adapters.vectorIndex, adapters.metrics),
+    corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector, adapters.decompounder, adapters.vectorIndex, adapters.metrics),
     translation,
     translationSettings: new TranslationSettingsService(db),
     addons: new AddonService(

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
+import { type Decompounder, withCompoundParts } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from '../ingestion/chunker.js';
 import { textSearchConfig } from '../ingestion/ingestion.service.js';
@@ -45,6 +46,7 @@ export class CorpusIngestionService {
     private readonly db: Database,
     private readonly embedder: Embedder,
     private readonly detector: LanguageDetector,
+    private readonly decompounder: Decompounder,
     private readonly vectors: VectorIndex,
     private readonly metrics: Pick<DomainMetrics, 'chunksIngested'>,
   ) {}
@@ -99,6 +101,7 @@ export class CorpusIngestionService {
           sourceRecordId: record.source_record_id,
           chunkIndex: chunk.index,
           content: chunk.content,
+          keywordText: withCompoundParts(this.decompounder, chunk.content, language),
           metadata: record.metadata,
           language,
           textSearchConfig: textSearchConfig(language),

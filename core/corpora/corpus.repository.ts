@@ -198,6 +198,8 @@ export interface ChunkToStore {
   sourceRecordId: string;
   chunkIndex: number;
   content: string;
+  /** What keyword search indexes: the content and the parts of its compounds (withCompoundParts). */
+  keywordText: string;
   metadata: RecordMetadata;
   language: string | null;
   textSearchConfig: string;
@@ -217,9 +219,9 @@ export async function insertCorpusChunks(
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO platform_chunks (corpus_id, source_record_id, chunk_index, content, metadata, language, dimensions, embedding,
                                   embedder, tsv)
-     SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, ${embeddings.element('t.emb')}, $3, to_tsvector(t.cfg::regconfig, t.content)
-     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::${embeddings.type})
-       AS t(rid, idx, content, meta, lang, cfg, emb)
+     SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, ${embeddings.element('t.emb')}, $3, to_tsvector(t.cfg::regconfig, t.keyword_text)
+     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::${embeddings.type}, $11::text[])
+       AS t(rid, idx, content, meta, lang, cfg, emb, keyword_text)
      RETURNING id`,
     [
       corpus.id,
@@ -232,6 +234,7 @@ export async function insertCorpusChunks(
       chunks.map((c) => c.language),
       chunks.map((c) => c.textSearchConfig),
       embeddings.value,
+      chunks.map((c) => c.keywordText),
     ],
   );
   await db.query('UPDATE corpora SET chunk_count = chunk_count + $2 WHERE id = $1', [corpus.id, chunks.length]);

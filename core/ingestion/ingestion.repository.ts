@@ -57,6 +57,9 @@ export interface NewChunk {
   content: string;
   language: string | null;
   textSearchConfig: string;
+  /** What keyword search indexes: the text and the document's title, each with the parts of its compounds (withCompoundParts). */
+  keywordText: string;
+  keywordTitle: string;
 }
 
 /**
@@ -75,10 +78,10 @@ export async function insertChunks(
     `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
                          dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
      SELECT t.tenant_id, t.sub_tenant_id, t.kb_id, t.doc_id, t.idx, t.content, t.lang, $1, ${encoded.element('t.emb')}, $2,
-            setweight(to_tsvector(t.cfg::regconfig, t.title), 'A') || to_tsvector(t.cfg::regconfig, t.content), t.title, t.tags::jsonb, t.created_at
+            setweight(to_tsvector(t.cfg::regconfig, t.keyword_title), 'A') || to_tsvector(t.cfg::regconfig, t.keyword_text), t.title, t.tags::jsonb, t.created_at
      FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[],
-                 $10::int[], $11::text[], $12::text[], $13::text[], $14::${encoded.type})
-          AS t(tenant_id, sub_tenant_id, kb_id, doc_id, title, tags, created_at, idx, content, lang, cfg, emb)
+                 $10::int[], $11::text[], $12::text[], $13::text[], $14::${encoded.type}, $15::text[], $16::text[])
+          AS t(tenant_id, sub_tenant_id, kb_id, doc_id, title, tags, created_at, idx, content, lang, cfg, emb, keyword_text, keyword_title)
      ON CONFLICT (document_id, chunk_index) DO NOTHING
      RETURNING id, document_id, chunk_index, tsv::text AS tsv`,
     [
@@ -96,6 +99,8 @@ export async function insertChunks(
       chunks.map((c) => c.language),
       chunks.map((c) => c.textSearchConfig),
       encoded.value,
+      chunks.map((c) => c.keywordText),
+      chunks.map((c) => c.keywordTitle),
     ],
   );
   return rows;

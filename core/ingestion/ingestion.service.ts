@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
+import { type Decompounder, withCompoundParts } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { completeJobs } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
@@ -98,6 +99,7 @@ export class IngestionService {
     private readonly db: Database,
     private readonly embedder: Embedder,
     private readonly detector: LanguageDetector,
+    private readonly decompounder: Decompounder,
     private readonly usage: UsageService,
     private readonly vectors: VectorIndex,
     private readonly metrics: Pick<DomainMetrics, 'chunksIngested'>,
@@ -185,7 +187,18 @@ export class IngestionService {
       });
       const inserted = await insertChunks(
         this.db,
-        rows.map((r, j) => ({ doc: r.item.doc, index: r.chunk.index, content: r.chunk.content, language: langs[j] ?? null, textSearchConfig: textSearchConfig(langs[j] ?? null) })),
+        rows.map((r, j) => {
+          const language = langs[j] ?? null;
+          return {
+            doc: r.item.doc,
+            index: r.chunk.index,
+            content: r.chunk.content,
+            language,
+            textSearchConfig: textSearchConfig(language),
+            keywordText: withCompoundParts(this.decompounder, r.chunk.content, language),
+            keywordTitle: withCompoundParts(this.decompounder, r.item.doc.title, language),
+          };
+        }),
         { dimensions, embedder: this.embedder.id, encoded: encoder.encode(vectors) },
       );
       const row = new Map(rows.map((r, j) => [`${r.item.doc.id}:${r.chunk.index}`, j]));
