@@ -60,10 +60,12 @@ import type { Database } from '../core/db/database.js';
 import { LexemeFrequencies, PostgresKeywordIndex, keywordSearch } from '../core/adapters/postgres.keyword-index.js';
 import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
-import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from '../core/search/fusion.js';
+import { type FusionOptions, reciprocalRankFusion } from '../core/search/fusion.js';
 import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
 import type { QueryResultItem } from '../core/search/search.schema.js';
-import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService } from '../core/search/search.service.js';
+import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService, searchOptionsFor } from '../core/search/search.service.js';
+import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
+import type { Bm25Parameters } from '../core/search/bm25.js';
 import { SqlParams } from '../core/shared/sql-params.js';
 import type { Language } from '../core/translation/translation.schema.js';
 import { type Bm25Peer, bm25Peer } from './bm25-peer.js';
@@ -102,6 +104,10 @@ const { values } = parseArgs({
     'chunk-sizes': { type: 'string', default: '600,1500' },
     check: { type: 'string', default: '20' },
     diagnostics: { type: 'boolean', default: false },
+    tune: { type: 'boolean', default: false },
+    'tune-k1': { type: 'string', default: '0.9,1.2,1.6' },
+    'tune-b': { type: 'string', default: '0.3,0.5,0.75,0.9' },
+    'tune-title': { type: 'string', default: '1,2,4' },
     'match-row-budget': { type: 'string' },
     cache: { type: 'string' },
   },
@@ -150,14 +156,16 @@ const variantGroups = new Set(
 );
 // Fusion variants, chunk sizes and the ranking what-ifs are there to choose settings: choosing
 // them on the held-back collection would make it one more tuning set.
-if (heldBack && (variantGroups.size > 0 || values.diagnostics)) {
-  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics');
+if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune)) {
+  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics or --tune');
 }
 const chunkLanguages = variantGroups.has('chunks') ? list(values['chunk-languages']).filter((l) => languages.includes(l)) : [];
 const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s));
 const cacheDir = path.resolve(ROOT, values.cache ?? (heldBack ? '.bench/manpages' : '.bench/libreoffice'));
 
 const TOP_K = 10;
+/** What the product searches with here: the defaults, with the fusion measured for the lexical embedder the bench ingests with. */
+const PRODUCT_OPTIONS = searchOptionsFor(new LexicalEmbedder());
 /** Candidates fetched per retriever: the largest number any variant fuses. */
 const MAX_CANDIDATES = 100;
 const DEFAULT_CHUNK_TARGET = 1000;
@@ -360,7 +368,7 @@ async function retrieve(target: Ingested, peers: Peers, language: string, querie
     target.search({ ...DEFAULT_SEARCH_OPTIONS, mode, minCandidates: MAX_CANDIDATES, candidateFactor: 1 });
   const vectorSearch = alone('vector');
   const keywordSearchService = alone('keyword');
-  const hybridSearch = target.search(DEFAULT_SEARCH_OPTIONS);
+  const hybridSearch = target.search(PRODUCT_OPTIONS);
   const ownConfig = TEXT_SEARCH_CONFIG[language as Language];
   const filter: ChunkFilter = { scope: { tenantId: target.ctx.tenantId, subTenantId: null }, knowledgeBaseIds: [target.knowledgeBaseId], tags: {} };
   const candidates: Candidates[] = [];
@@ -398,7 +406,7 @@ async function retrieve(target: Ingested, peers: Peers, language: string, querie
       const t3 = performance.now();
       const real = chunkIds((await hybridSearch.query(target.ctx, request(target, q.query, TOP_K))).results, target);
       hybridMs += performance.now() - t3;
-      if (real.join() !== fuse(c, DEFAULT_SEARCH_OPTIONS).join()) mismatches.push(q.query);
+      if (real.join() !== fuse(c, PRODUCT_OPTIONS).join()) mismatches.push(q.query);
     }
   }
   const n = queries.length || 1;
@@ -439,7 +447,7 @@ function score(run: { candidates: Candidates[]; queries: RetrievalQuery[]; pageO
   return out;
 }
 
-const rankOf = (system: System) => (c: Candidates): string[] => (system === 'hybrid' ? fuse(c, DEFAULT_SEARCH_OPTIONS) : c[system].slice(0, TOP_K));
+const rankOf = (system: System) => (c: Candidates): string[] => (system === 'hybrid' ? fuse(c, PRODUCT_OPTIONS) : c[system].slice(0, TOP_K));
 
 const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 /** Standard error of the mean of the paired differences b - a: whether two variants really differ. */
@@ -461,21 +469,21 @@ interface FusionVariant {
 const variant = (name: string, fusion: Partial<FusionOptions>, candidates?: number): FusionVariant => ({
   name,
   options: {
-    fusion: { ...DEFAULT_FUSION, ...fusion },
+    fusion: { ...PRODUCT_OPTIONS.fusion, ...fusion },
     minCandidates: candidates ?? DEFAULT_SEARCH_OPTIONS.minCandidates,
     candidateFactor: candidates === undefined ? DEFAULT_SEARCH_OPTIONS.candidateFactor : 1,
   },
 });
 
 const DEFAULT_CANDIDATES = Math.max(DEFAULT_SEARCH_OPTIONS.minCandidates, DEFAULT_SEARCH_OPTIONS.candidateFactor * TOP_K);
-const DEFAULT_VARIANT = variant(`default (k=${DEFAULT_FUSION.k}, v:kw ${DEFAULT_FUSION.weights.join(':')}, candidates ${DEFAULT_CANDIDATES})`, {});
+const DEFAULT_VARIANT = variant(`default (k=${PRODUCT_OPTIONS.fusion.k}, v:kw ${PRODUCT_OPTIONS.fusion.weights.join(':')}, candidates ${DEFAULT_CANDIDATES})`, {});
 const K_VALUES = [5, 10, 20, 40, 60, 100];
-const WEIGHTS = [[1, 3], [1, 2], [2, 3], [1, 1], [3, 2], [2, 1], [3, 1]];
+const WEIGHTS = [[0, 1], [1, 10], [1, 6], [1, 4], [1, 3], [1, 2], [2, 3], [1, 1], [3, 2], [2, 1], [3, 1]];
 const CANDIDATE_COUNTS = [10, 20, 30, 50, 100];
 /** One factor at a time around the defaults. */
 const FUSION_VARIANTS: FusionVariant[] = [
   DEFAULT_VARIANT,
-  ...(variantGroups.has('k') ? K_VALUES.filter((k) => k !== DEFAULT_FUSION.k).map((k) => variant(`k=${k}`, { k })) : []),
+  ...(variantGroups.has('k') ? K_VALUES.filter((k) => k !== PRODUCT_OPTIONS.fusion.k).map((k) => variant(`k=${k}`, { k })) : []),
   ...(variantGroups.has('weights') ? WEIGHTS.filter((w) => w[0] !== w[1]).map((w) => variant(`vector:keyword ${w.join(':')}`, { weights: w })) : []),
   ...(variantGroups.has('candidates') ? CANDIDATE_COUNTS.filter((n) => n !== DEFAULT_CANDIDATES).map((n) => variant(`candidates ${n}`, {}, n)) : []),
 ];
@@ -524,6 +532,34 @@ const englishQueries = Object.fromEntries(
   querySets.map((set) => [set, new Set(englishIndex.map((e) => `${e.page}\t${queryText(e.term, set).toLocaleLowerCase('und')}`))]),
 ) as Record<BenchQuerySet, Set<string>>;
 
+/** `--tune`: the keyword ranking's parameters tried (k1 × b × title weight), each over every query of the first set. */
+const numbers = (name: string, s: string): number[] =>
+  list(s).map((x) => {
+    const n = Number(x);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name}: '${x}' is not a non-negative number`);
+    return n;
+  });
+const TUNE_GRID: Bm25Parameters[] = numbers('tune-k1', values['tune-k1']).flatMap((k1) =>
+  numbers('tune-b', values['tune-b']).flatMap((b) => numbers('tune-title', values['tune-title']).map((titleWeight) => ({ k1, b, titleWeight }))),
+);
+const tuneLabel = (p: Bm25Parameters) => `k1 ${p.k1}, b ${p.b}, title ${p.titleWeight}`;
+/** Per language, keyword nDCG@10 per query for each TUNE_GRID setting (by label). */
+const tuned = new Map<string, Map<string, number[]>>();
+
+async function tune(target: Ingested, queries: RetrievalQuery[], language: string): Promise<void> {
+  const byLabel = new Map<string, number[]>();
+  for (const bm25 of TUNE_GRID) {
+    const search = target.search({ ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword', bm25, minCandidates: MAX_CANDIDATES, candidateFactor: 1 });
+    const candidates: Candidates[] = [];
+    for (const q of queries) {
+      const keyword = chunkIds((await search.query(target.ctx, request(target, q.query, TOP_K))).results, target);
+      candidates.push({ vector: [], keyword, peer: [], peerText: [], keywordOwn: [], keywordCoverDensity: [] });
+    }
+    byLabel.set(tuneLabel(bm25), score({ candidates, queries, pageOfChunk: target.pageOfChunk }, (c) => c.keyword).ndcg);
+  }
+  tuned.set(language, byLabel);
+}
+
 async function run(help: BenchCollection, chunkTarget: number, sets: BenchQuerySet[]): Promise<LanguageRun> {
   const target = await ingest(help, chunkTarget);
   try {
@@ -542,6 +578,7 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
     for (const set of sets) {
       const { queries, eligible } = help.sample(set, new Set(target.pageOfDocument.values()));
       const retrieved = await retrieve(target, peers, help.language, queries);
+      if (values.tune && set === sets[0] && chunkTarget === DEFAULT_CHUNK_TARGET) await tune(target, queries, help.language);
       const base = { candidates: retrieved.candidates, queries, pageOfChunk: target.pageOfChunk };
       const modes = Object.fromEntries(SYSTEMS.map((m) => [m, score(base, rankOf(m))])) as Record<System, PerQuery>;
       const english = englishQueries[set];
@@ -618,8 +655,8 @@ for (const set of querySets) {
         score(s, (c) => c.keywordOwn.slice(0, TOP_K)).ndcg,
         score(s, (c) => c.keywordCoverDensity.slice(0, TOP_K)).ndcg,
         s.modes.hybrid.ndcg,
-        score(s, (c) => fuse(c, DEFAULT_SEARCH_OPTIONS, c.keywordOwn)).ndcg,
-        score(s, (c) => fuse(c, DEFAULT_SEARCH_OPTIONS, c.keywordCoverDensity)).ndcg,
+        score(s, (c) => fuse(c, PRODUCT_OPTIONS, c.keywordOwn)).ndcg,
+        score(s, (c) => fuse(c, PRODUCT_OPTIONS, c.keywordCoverDensity)).ndcg,
       ],
     }));
     const diagnosticRows = diagnostics.map(({ r, cells }) => [r.language, TEXT_SEARCH_CONFIG[r.language as Language], ...cells.map((x) => fmt(mean(x)))]);
@@ -716,6 +753,26 @@ printTable(
     ]),
   ),
 );
+
+if (tuned.size) {
+  const tunedLanguages = [...tuned.keys()];
+  const rows = TUNE_GRID.map((p) => {
+    const label = tuneLabel(p);
+    const perLanguage = tunedLanguages.map((l) => mean(tuned.get(l)!.get(label)!));
+    return { label, perLanguage, mean: mean(perLanguage) };
+  }).sort((a, b) => b.mean - a.mean);
+  const current = tuneLabel(DEFAULT_SEARCH_OPTIONS.bm25);
+  printTable(
+    `Keyword ranking parameters (--tune; keyword nDCG@10 on ${querySets[0]}, the same queries, best mean first; in use: ${current})`,
+    ['setting', ...tunedLanguages, 'mean'],
+    rows.map((r) => [r.label === current ? `${r.label} (in use)` : r.label, ...r.perLanguage.map((x) => fmt(x)), fmt(r.mean)]),
+  );
+  const best = tunedLanguages.map((l) => {
+    const [label, scores] = [...tuned.get(l)!].sort((a, b) => mean(b[1]) - mean(a[1]))[0]!;
+    return [l, label, fmt(mean(scores)), fmt(mean(tuned.get(l)!.get(current)!)), fmt(pairedStandardError(tuned.get(l)!.get(current)!, scores), 3)];
+  });
+  printTable('Best setting per language (nDCG@10; against the setting in use, with the standard error of the difference)', ['language', 'best', 'nDCG@10', 'in use', 'SE'], best);
+}
 
 // Last, so a run's headline figures are at the end of its log.
 for (const set of querySets) {

@@ -1,4 +1,5 @@
 import type { EmbedOptions, Embedder } from '../ports/embedder.js';
+import { LEXICAL_FUSION } from '../search/fusion.js';
 import { assertDimensions, normalisedFloat32 } from './fit-dimensions.js';
 
 /**
@@ -51,6 +52,7 @@ const UNDECOMPOSABLE_FOLDS: Record<string, string> = {
 
 export class LexicalEmbedder implements Embedder {
   readonly id = 'lexical-v1';
+  readonly fusion = LEXICAL_FUSION;
   private readonly features = new FeatureTable();
 
   embed(texts: string[], options: EmbedOptions): Promise<Float32Array[]> {

@@ -1,3 +1,5 @@
+import type { FusionOptions } from '../search/fusion.js';
+
 /** Queries and documents may be embedded differently (e5's 'query: ' / 'passage: ' prefixes). */
 export type EmbeddingKind = 'query' | 'document';
 
@@ -16,6 +18,11 @@ export interface Embedder {
    * 'onnx:multilingual-e5-small'. Changes when vectors would change.
    */
   readonly id: string;
+  /**
+   * How its ranking fuses with keyword search's, when measured for this embedder (the built-in
+   * lexical one); DEFAULT_FUSION (equal weights) otherwise.
+   */
+  readonly fusion?: FusionOptions;
   /** One L2-normalised vector of exactly `dimensions` numbers per text, in order. */
   embed(texts: string[], options: EmbedOptions): Promise<Float32Array[]>;
 }

@@ -8,7 +8,15 @@ export interface FusionOptions {
   weights: number[];
 }
 
+/** Vector and keyword ranks weigh alike: for an embedder that sees meaning keyword search cannot. */
 export const DEFAULT_FUSION: FusionOptions = { k: 60, weights: [1, 1] };
+
+/**
+ * The built-in lexical embedder sees the words keyword search sees (hashed), so its ranking adds
+ * less: measured on the LibreOffice help (`bench/retrieval-quality.bench.ts --variants k,weights`;
+ * docs/performance.md, "Retrieval quality"), never on the held-back collection.
+ */
+export const LEXICAL_FUSION: FusionOptions = { k: 60, weights: [1, 1] };
 
 export function reciprocalRankFusion(lists: string[][], options: FusionOptions = DEFAULT_FUSION): Array<{ id: string; score: number }> {
   const scores = new Map<string, number>();

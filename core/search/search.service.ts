@@ -37,6 +37,11 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   minCandidates: 50,
 };
 
+/** The product's options for this embedder: the defaults, with the fusion measured for it if any. */
+export function searchOptionsFor(embedder: Embedder): SearchOptions {
+  return { ...DEFAULT_SEARCH_OPTIONS, fusion: embedder.fusion ?? DEFAULT_FUSION };
+}
+
 const ALL_TEXT_SEARCH_CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
 
 export type ParsedFilters = Pick<ChunkFilter, 'tags' | 'createdAfter' | 'createdBefore' | 'titleContains'>;
@@ -86,7 +91,7 @@ export class SearchService {
     private readonly vectors: VectorIndex,
     private readonly keywords: KeywordIndex,
     private readonly decompounder: Decompounder,
-    private readonly options: SearchOptions = DEFAULT_SEARCH_OPTIONS,
+    private readonly options: SearchOptions = searchOptionsFor(embedder),
   ) {}
 
   /** Which retrievers this service runs (the product: both, fused). */

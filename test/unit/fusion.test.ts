@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
+import { OpenAiEmbedder } from '../../core/adapters/openai.embedder.js';
+import { DEFAULT_FUSION, LEXICAL_FUSION, reciprocalRankFusion } from '../../core/search/fusion.js';
+import { searchOptionsFor } from '../../core/search/search.service.js';
+
+describe('fusion', () => {
+  it('adds weight / (k + rank) per list; an item both lists rank rises above one only one ranks first', () => {
+    const fused = reciprocalRankFusion([['a', 'b'], ['b', 'c']], { k: 60, weights: [1, 1] });
+    assert.deepEqual(fused.map((f) => f.id), ['b', 'a', 'c']);
+    assert.equal(fused[0]!.score, 1 / 62 + 1 / 61);
+    const keywordHeavy = reciprocalRankFusion([['a', 'b'], ['b', 'c']], { k: 60, weights: [1, 4] });
+    assert.deepEqual(keywordHeavy.map((f) => f.id), ['b', 'c', 'a'], 'weights scale each list');
+    assert.deepEqual(reciprocalRankFusion([['x'], ['y']], { k: 60, weights: [1, 1] }).map((f) => f.id), ['x', 'y'], 'equal scores by id');
+  });
+
+  it('fuses the built-in lexical embedder with the weights measured for it, any other embedder with equal weights', () => {
+    assert.deepEqual(searchOptionsFor(new LexicalEmbedder()).fusion, LEXICAL_FUSION);
+    const openai = new OpenAiEmbedder({ baseUrl: 'http://127.0.0.1:9', model: 'text-embedding-3-small' });
+    assert.deepEqual(searchOptionsFor(openai).fusion, DEFAULT_FUSION);
+    assert.deepEqual(DEFAULT_FUSION.weights, [1, 1]);
+  });
+});
