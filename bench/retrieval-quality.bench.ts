@@ -26,7 +26,7 @@
  *
  * Keyword search is the one KEYWORD_INDEX names (`flat`, in memory, by default, which ranks every
  * row holding a query word; `postgres` in the database). `--match-row-budget N` searches in the database instead
- * (PostgresKeywordIndex) with that row budget (MATCH_ROW_BUDGET is 1,000): about 70 makes these
+ * (PostgresKeywordIndex) with that row budget (MATCH_ROW_BUDGET is 300): about 70 makes these
  * ~7,000-chunk knowledge bases select and narrow rows as a 100k-chunk one does.
  *
  * `--collection manpages` runs the same measurement on the HELD-BACK collection (bench/manpages.ts):
