@@ -12,12 +12,12 @@ export interface SegmentKeywordSearch {
 /**
  * The embedded topology's keyword search: the flat vector index's segments also keep each chunk's
  * lexemes (from the tsvector PostgreSQL built for it, with its language's configuration), and rank
- * rows in memory by BM25F exactly as the database's search does (KeywordPostings). PostgreSQL still does the language
- * work: it builds the chunks' tsvectors when they are written and normalises each query with every
- * configuration (queryLexemes, before a search reaches this); only the ranking leaves the database. Rows are selected by the query words' share
- * of the searched chunks as the database search selects them (`wordSelections`: rare words select,
- * common ones only rank), but never narrowed further to keep the cost down, as the database search
- * must be.
+ * rows in memory by BM25F with the database search's arithmetic (KeywordPostings). PostgreSQL
+ * still does the language work: it builds the chunks' tsvectors when they are written and
+ * normalises each query with every configuration (queryLexemes, before a search reaches this);
+ * only the ranking leaves the database. Every chunk holding a query word is ranked; the database
+ * search, for which a row costs a heap visit, ranks those its rare words select
+ * (`wordSelections`), so on the same selection the two answer alike.
  *
  * Until the flat index has loaded (start-up), searches go to `fallback` (the database's search: see
  * createKeywordIndex).

@@ -13,7 +13,6 @@ import {
   recordFilterLabels,
   recordLabels,
 } from '../../search/chunk-filter.js';
-import { withFrequencies, wordSelections } from '../../search/search-sql.js';
 import { ChunkLoader } from './chunk.loader.js';
 import { VectorScanner } from './scan/vector-scanner.js';
 import { type IndexedDocument, type IndexedRecord, type Owner, Segment, type SegmentSetup, type SegmentState, quantize } from './segment.js';
@@ -333,9 +332,9 @@ export class FlatVectorIndex implements VectorIndex {
    * The in-memory keyword search (FlatKeywordIndex): the `limit` chunks best ranked by BM25F for
    * the query words' lexemes (`words`: each word's lexemes; `ranking`), over the filter's knowledge
    * bases (chunks of every embedder, as the database search), with the filter applied per
-   * document inside the ranking. Which chunks are ranked is chosen by the words' share of the
-   * searched chunks, as the database search chooses (`wordSelections`), with no row budget. Call it
-   * only while `servesKeywords`.
+   * document inside the ranking. Every chunk holding a query word is ranked, as a BM25 engine
+   * ranks: what that costs here is the words' postings (the database search must narrow the rows
+   * it ranks instead; see `wordSelections`). Call it only while `servesKeywords`.
    */
   async keywordSearch(params: KeywordSearchParams & { filter: ChunkFilter }): Promise<KeywordHit[]> {
     // Changes notified before this search apply first.
@@ -383,18 +382,10 @@ export class FlatVectorIndex implements VectorIndex {
     { segments, accept, labels }: SearchTarget<O>,
     params: KeywordSearchParams,
   ): KeywordHit[] {
-    const searched = [...new Set(segments)];
-    const rows = searched.reduce((n, s) => n + s.live, 0);
-    const words = withFrequencies(params.words, (l) => (rows ? searched.reduce((n, s) => n + s.rowsHolding(l), 0) / rows : 0));
-    for (const selection of wordSelections(words, rows, Infinity, false)) {
-      const groups = selection.groups.map((group) => group.map((w) => w.lexemes));
-      const hits = searched
-        .flatMap((segment) => segment.keywordHits(params.ranking, params.limit, accept, labels, groups))
-        .sort(compareKeywordHits)
-        .slice(0, params.limit);
-      if (hits.length) return hits;
-    }
-    return [];
+    return [...new Set(segments)]
+      .flatMap((segment) => segment.keywordHits(params.ranking, params.limit, accept, labels))
+      .sort(compareKeywordHits)
+      .slice(0, params.limit);
   }
 
   async search(params: { filter: ChunkFilter; dimensions: number; vector: Float32Array; limit: number }): Promise<VectorHit[]> {
