@@ -13,6 +13,11 @@ const LINKS: Partial<Record<Language, readonly string[]>> = {
 const MIN_PART = 4;
 /** Words shorter than this are left whole (two parts of MIN_PART). */
 const MIN_COMPOUND = 2 * MIN_PART;
+/**
+ * Words longer than this are left whole: no compound of the lists is (the German list's longest
+ * is under 40 letters), and trying every split of a long run of letters costs the cube of its length.
+ */
+const MAX_COMPOUND = 48;
 const MAX_PARTS = 4;
 const WORD = /[\p{L}]+/gu;
 
@@ -32,7 +37,7 @@ export class CompoundSplitter {
   /** The parts of `word` (lower case), or [] when it is not a compound of listed words. */
   split(word: string): string[] {
     const w = word.toLowerCase();
-    if (w.length < MIN_COMPOUND) return [];
+    if (w.length < MIN_COMPOUND || w.length > MAX_COMPOUND) return [];
     let parts = this.cache.get(w);
     if (!parts) {
       parts = this.best(w, MAX_PARTS) ?? [];
@@ -107,12 +112,12 @@ export class WordListDecompounder implements Decompounder {
     return splitter;
   }
 
-  parts(text: string, language: Language | null): string {
-    const languages = language === null ? this.languages : this.languages.filter((l) => l === language);
+  parts(text: string, wanted: readonly Language[]): string {
+    const languages = this.languages.filter((l) => wanted.includes(l));
     if (!languages.length) return '';
     const out: string[] = [];
     for (const [word] of text.matchAll(WORD)) {
-      if (word.length < MIN_COMPOUND) continue;
+      if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND) continue;
       const found = new Set<string>();
       for (const l of languages) for (const part of this.splitter(l).split(word)) found.add(part);
       out.push(...found);

@@ -10,15 +10,18 @@ export interface Decompounder {
   /** The languages it splits words of (none when no word list is installed). */
   readonly languages: readonly Language[];
   /**
-   * The parts of the compound words of `text` in `language`, space-separated, one set per
-   * occurrence of a compound (so their counts follow the compound's); '' for another language.
-   * `language` null: every language it knows (a query, whose language is not known).
+   * The parts of the compound words of `text` in any of `languages` (those it knows; a query,
+   * whose language is unknown, passes them all), space-separated, one set per occurrence of a
+   * compound (so their counts follow the compound's); '' when none.
    */
-  parts(text: string, language: Language | null): string;
+  parts(text: string, languages: readonly Language[]): string;
 }
 
-/** `text` followed by the parts of its compounds: what keyword search indexes (or searches) for it. */
+/**
+ * A chunk's `text` followed by the parts of its compounds in its language: what keyword search
+ * indexes for it. A chunk of no detected language is not split.
+ */
 export function withCompoundParts(decompounder: Decompounder, text: string, language: Language | null): string {
-  const parts = decompounder.parts(text, language);
+  const parts = language ? decompounder.parts(text, [language]) : '';
   return parts ? `${text}\n${parts}` : text;
 }

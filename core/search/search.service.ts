@@ -245,7 +245,7 @@ export class SearchService {
     const words = await queryLexemes(this.db, query, ALL_TEXT_SEARCH_CONFIGS);
     const statistics = await keywordStatistics(this.db, collectionIds, words.flat());
     const unknown = words.filter((lexemes) => !lexemes.some((l) => statistics.holding.has(l)));
-    const parts = unknown.length ? this.decompounder.parts(unknown.flat().join(' '), null) : '';
+    const parts = unknown.length ? this.decompounder.parts(unknown.flat().join(' '), this.decompounder.languages) : '';
     if (!parts) return { words, statistics };
     const known = new Set(words.map((lexemes) => lexemes.join(' ')));
     const added = (await queryLexemes(this.db, parts, ALL_TEXT_SEARCH_CONFIGS)).filter((lexemes) => !known.has(lexemes.join(' ')));

@@ -23,6 +23,13 @@ describe('decompounding', () => {
     assert.deepEqual(splitter.split('Druckerxyzabc'), [], 'a part is not listed');
     assert.deepEqual(splitter.split('Warteschlange'), ['warte', 'schlange'], 'a listed compound is split too');
     assert.deepEqual(splitter.split('Formatvorlagex'), []);
+    // Longer than any compound of the lists: left whole, never tried (every split of a 500-letter
+    // run cost seconds of the event loop, on a chunk whose title was 'x' × 500).
+    const head = 'abcdefghijklmnopqrstuvwxyzabcd';
+    const tail = 'zyxwvutsrqponmlkjihgfedcbazy';
+    const long = new CompoundSplitter(new Set([head, tail]), []);
+    assert.deepEqual(long.split(`${head}${tail}`), [], '58 letters of two listed words: too long to be a compound');
+    assert.deepEqual(splitter.split('x'.repeat(500)), []);
   });
 
   describe('from word lists on disk', () => {
@@ -43,10 +50,11 @@ describe('decompounding', () => {
     it('splits the compounds of a text in its language, once per occurrence; a query in every language listed', () => {
       const d = new WordListDecompounder(lists);
       assert.deepEqual(d.languages, ['de', 'nl']);
-      assert.equal(d.parts('Die Druckerwarteschlange, die Druckerwarteschlange!', 'de'), 'drucker warteschlange drucker warteschlange');
-      assert.equal(d.parts('Druckerwarteschlange', 'en'), '', 'English is not split');
-      assert.equal(d.parts('werkbladfuncties en beeldschermtoetsenbord', 'nl'), 'werkblad functies beeldscherm toetsenbord');
-      assert.equal(d.parts('Druckerwarteschlange werkbladfuncties', null), 'drucker warteschlange werkblad functies');
+      assert.equal(d.parts('Die Druckerwarteschlange, die Druckerwarteschlange!', ['de']), 'drucker warteschlange drucker warteschlange');
+      assert.equal(d.parts('Druckerwarteschlange', ['en']), '', 'English is not split');
+      assert.equal(d.parts('werkbladfuncties en beeldschermtoetsenbord', ['nl']), 'werkblad functies beeldscherm toetsenbord');
+      assert.equal(d.parts('Druckerwarteschlange werkbladfuncties', d.languages), 'drucker warteschlange werkblad functies');
+      assert.equal(withCompoundParts(d, 'Die Druckerwarteschlange', null), 'Die Druckerwarteschlange', 'a chunk of no detected language is not split');
       assert.equal(withCompoundParts(d, 'Die Druckerwarteschlange', 'de'), 'Die Druckerwarteschlange\ndrucker warteschlange');
       assert.equal(withCompoundParts(d, 'Plain words', 'de'), 'Plain words', 'no compounds, the text as it is');
     });
@@ -54,7 +62,7 @@ describe('decompounding', () => {
     it('splits nothing for a language whose list is not installed', () => {
       const d = new WordListDecompounder({ de: path.join(dir, 'missing') });
       assert.deepEqual(d.languages, []);
-      assert.equal(d.parts('Druckerwarteschlange', null), '');
+      assert.equal(d.parts('Druckerwarteschlange', ['de', 'nl']), '');
     });
   });
 
