@@ -243,6 +243,7 @@ export class SearchService {
    */
   private async queryWords(query: string, collectionIds: string[]): Promise<{ words: string[][]; statistics: KeywordStatistics }> {
     const words = await queryLexemes(this.db, query, ALL_TEXT_SEARCH_CONFIGS);
+    if (!words.length) return { words, statistics: { chunks: 0, lexemes: 0, holding: new Map() } };
     const statistics = await keywordStatistics(this.db, collectionIds, words.flat());
     const unknown = words.filter((lexemes) => !lexemes.some((l) => statistics.holding.has(l)));
     const parts = unknown.length ? this.decompounder.parts(unknown.flat().join(' '), this.decompounder.languages) : '';

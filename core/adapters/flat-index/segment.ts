@@ -447,11 +447,6 @@ export class Segment<O extends Owner> {
     return [...candidates].filter(accept);
   }
 
-  /** How many of the segment's rows hold `lexeme` (rows removed since the last compaction included). */
-  rowsHolding(lexeme: string): number {
-    return this.postings?.rowsHolding(lexeme) ?? 0;
-  }
-
   /**
    * The `limit` live rows holding any of the query's lexemes, ranked by BM25F as the database's
    * search ranks them (see KeywordPostings), among those whose owner `accept`s and, when `groups`
