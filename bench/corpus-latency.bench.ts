@@ -48,7 +48,8 @@ import type { CorpusRecordInput } from '../core/corpora/corpus.schema.js';
 import type { Database } from '../core/db/database.js';
 import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
-import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
+import { ALL_TEXT_SEARCH_CONFIGS } from '../core/search/text-search-config.js';
+import { lexemesOf } from '../core/search/bm25.js';
 import type { QueryRequest } from '../core/search/search.schema.js';
 import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
 import type { Services } from '../runtime/services.js';
@@ -261,10 +262,10 @@ async function main(): Promise<void> {
     };
     const frequencies = new LexemeFrequencies(db);
     const keyword = async (q: string) => {
-      const words = await queryLexemes(db, q, [...new Set(Object.values(TEXT_SEARCH_CONFIG))]);
+      const words = await queryLexemes(db, q, ALL_TEXT_SEARCH_CONFIGS);
       return corpusKeywordSearch(db, {
         filter: { corpusIds: [corpus.id], metadata: {} },
-        words,
+        words: lexemesOf(words),
         ranking: await keywordRanking(db, [corpus.id], words),
         limit: 50,
         frequencies,

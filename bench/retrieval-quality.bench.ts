@@ -58,14 +58,14 @@ import { pino } from 'pino';
 import type { RequestContext } from '../core/context.js';
 import type { Database } from '../core/db/database.js';
 import { LexemeFrequencies, PostgresKeywordIndex, keywordSearch } from '../core/adapters/postgres.keyword-index.js';
-import { TEXT_SEARCH_CONFIG } from '../core/ingestion/ingestion.service.js';
+import { ALL_TEXT_SEARCH_CONFIGS, TEXT_SEARCH_CONFIG } from '../core/search/text-search-config.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, reciprocalRankFusion } from '../core/search/fusion.js';
 import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
 import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService, searchOptionsFor } from '../core/search/search.service.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
-import type { Bm25Parameters } from '../core/search/bm25.js';
+import { type Bm25Parameters, lexemesOf } from '../core/search/bm25.js';
 import { SqlParams } from '../core/shared/sql-params.js';
 import type { Language } from '../core/translation/translation.schema.js';
 import { type Bm25Peer, bm25Peer } from './bm25-peer.js';
@@ -86,7 +86,7 @@ import { ROOT, rankingScore, startBenchLore } from './support.js';
 /** A query's words under these configurations, and their ranking over these knowledge bases. */
 async function rankedWords(db: Database, knowledgeBaseIds: string[], query: string, configs: string[]) {
   const words = await queryLexemes(db, query, configs);
-  return { words, ranking: await keywordRanking(db, knowledgeBaseIds, words) };
+  return { words: lexemesOf(words), ranking: await keywordRanking(db, knowledgeBaseIds, words) };
 }
 
 const { values } = parseArgs({
@@ -300,7 +300,6 @@ interface Candidates {
   keywordCoverDensity: string[];
 }
 
-const ALL_TEXT_SEARCH_CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
 
 /**
  * Diagnostics only: `keywordSearch` (core/adapters/postgres.keyword-index.ts) as it ranked before, by

@@ -2,7 +2,7 @@ import type { Database, Queryable } from '../db/database.js';
 import { type Decompounder, withCompoundParts } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from '../ingestion/chunker.js';
-import { textSearchConfig } from '../ingestion/ingestion.service.js';
+import { textSearchConfig } from '../search/text-search-config.js';
 import { type JobRow, completeJob } from '../jobs/job.repository.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { LanguageDetector } from '../ports/language-detector.js';

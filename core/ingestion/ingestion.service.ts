@@ -10,7 +10,7 @@ import type { UsageService } from '../usage/usage.service.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
 import type { DomainMetrics, IngestionSource } from '../ports/metrics.js';
 import { type JobBatchControl, type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
-import type { Language } from '../translation/translation.schema.js';
+import { textSearchConfig } from '../search/text-search-config.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from './chunker.js';
 import {
   type DocumentToIndex,
@@ -21,22 +21,6 @@ import {
   markDocumentFailed,
   markDocumentsReady,
 } from './ingestion.repository.js';
-
-/** PostgreSQL text-search configurations by language; Bulgarian has none and uses 'simple'. */
-export const TEXT_SEARCH_CONFIG: Record<Language, string> = {
-  en: 'english',
-  nl: 'dutch',
-  fr: 'french',
-  de: 'german',
-  es: 'spanish',
-  it: 'italian',
-  ro: 'romanian',
-  bg: 'simple',
-};
-
-export function textSearchConfig(language: Language | null): string {
-  return language ? TEXT_SEARCH_CONFIG[language] : 'simple';
-}
 
 /** Chunks embedded (one embedder request) and written (one statement) at a time; progress is reported after each. */
 const CHUNKS_PER_WRITE = 64;

@@ -8,11 +8,20 @@
  *
  * where `inTitle` is 1 when the document's title holds the lexeme (a title counts once), `inText`
  * how often the chunk's text does (up to 255), `length` the number of distinct lexemes of the
- * chunk's tsvector (title included) and `holding`, `chunks` and `averageLength` the statistics of
- * the searched collections (knowledge bases or corpora) that the database keeps exactly with every
+ * chunk's tsvector (title included) and `holding` and `averageLength` the statistics of the
+ * searched collections (knowledge bases or corpora) that the database keeps exactly with every
  * write (KeywordStatistics). A rare word weighs more than a common one, a long chunk's repetitions
  * count less, and a title holding the word counts as a text holding it `titleWeight` times in a
  * chunk of average length.
+ *
+ * `chunks` is the number of chunks that could hold the lexeme as a form of the query's word: those
+ * whose language's text-search configuration makes that lexeme of the word (WordForm.configs). A
+ * query is normalised with every configuration, as its language is not known, while each chunk is
+ * indexed with its own; a stop word of the collection's language ("le" in French) keeps the
+ * lexemes other configurations make of it, held only by the collection's few chunks of other
+ * languages. Counted among all chunks, such a lexeme looked rare and outweighed the query's real
+ * words (−9 nDCG@10 points on the French LibreOffice help); counted among the chunks that could
+ * hold it, it is as common as it is.
  *
  * Both indexes compute the same float8 operations in the same order (the constants derived here,
  * then per lexeme and per word in ascending word order), so they rank alike to the last bit.
@@ -41,6 +50,8 @@ export const BM25_PARAMETERS: Bm25Parameters = { k1: 2, b: 0.15, titleWeight: 3 
 export interface KeywordStatistics {
   /** Chunks in the collections. */
   chunks: number;
+  /** Of those, how many are indexed with each text-search configuration (by name). */
+  chunksByConfig: ReadonlyMap<string, number>;
   /** Their lengths summed (distinct lexemes per chunk). */
   lexemes: number;
   /** Per query lexeme, how many of the chunks hold it (a lexeme no chunk holds: absent). */
@@ -54,6 +65,23 @@ export const MAX_TEXT_OCCURRENCES = 255;
 
 export function occurrences(inTitle: number, inText: number): Occurrences {
   return (inTitle > 0 ? 256 : 0) + Math.min(Math.max(inText, 0), MAX_TEXT_OCCURRENCES);
+}
+
+/**
+ * A form of a query word: a lexeme, with the text-search configurations that make it of the word
+ * (absent: every configuration chunks are indexed with).
+ */
+export interface WordForm {
+  lexeme: string;
+  configs?: readonly string[];
+}
+
+/** A query word as PostgreSQL normalises it: its forms, one per distinct lexeme. */
+export type WordForms = readonly WordForm[];
+
+/** The lexemes of each word (what the keyword indexes match rows by). */
+export function lexemesOf(words: ReadonlyArray<WordForms>): string[][] {
+  return words.map((forms) => forms.map((f) => f.lexeme));
 }
 
 /** One query lexeme with its word (position among the query's words) and inverse document frequency. */
@@ -76,12 +104,19 @@ export class Bm25Query {
   /** b / averageLength. */
   readonly lengthFactor: number;
 
-  constructor(words: ReadonlyArray<readonly string[]>, statistics: KeywordStatistics, parameters: Bm25Parameters = BM25_PARAMETERS) {
+  constructor(words: ReadonlyArray<WordForms>, statistics: KeywordStatistics, parameters: Bm25Parameters = BM25_PARAMETERS) {
     const n = statistics.chunks;
-    this.lexemes = words.flatMap((lexemes, word) =>
-      [...new Set(lexemes)].flatMap((lexeme) => {
+    const seen = new Set<string>();
+    this.lexemes = words.flatMap((forms, word) =>
+      forms.flatMap(({ lexeme, configs }) => {
+        const key = `${word} ${lexeme}`;
         const holding = statistics.holding.get(lexeme) ?? 0;
-        return holding > 0 ? [{ lexeme, word, idf: Math.log(1 + (n - holding + 0.5) / (holding + 0.5)) }] : [];
+        if (holding === 0 || seen.has(key)) return [];
+        seen.add(key);
+        // A lexeme other words make in other configurations may be held by more chunks than could
+        // hold it as this word's form: then it is as common as it can be.
+        const could = configs ? Math.max(holding, configs.reduce((sum, c) => sum + (statistics.chunksByConfig.get(c) ?? 0), 0)) : n;
+        return [{ lexeme, word, idf: Math.log(1 + (could - holding + 0.5) / (holding + 0.5)) }];
       }),
     );
     this.k1 = parameters.k1;

@@ -1,38 +1,63 @@
 import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
-import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics } from './bm25.js';
+import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
+import { textSearchConfig } from './text-search-config.js';
 import { queryLexemesSql } from './search-sql.js';
 
 /**
- * The query's words, each as its lexemes under every configuration (its forms in each language;
- * see `queryLexemesSql`). Lexemes holding a backslash are left out (a tsquery would read it as an
- * escape).
+ * The query's words, each as its forms: its lexemes under every configuration (its forms in each
+ * language; see `queryLexemesSql`), each with the configurations that make it. Lexemes holding a
+ * backslash are left out (a tsquery would read it as an escape); a word left with none is dropped.
  */
-export async function queryLexemes(db: Queryable, query: string, configs: readonly string[]): Promise<string[][]> {
+export async function queryLexemes(db: Queryable, query: string, configs: readonly string[]): Promise<WordForms[]> {
   if (!configs.length) return [];
-  const { rows } = await db.query<{ lexemes: string[] }>(queryLexemesSql(configs), [query]);
-  return rows.map((r) => r.lexemes.filter((l) => !l.includes('\\'))).filter((lexemes) => lexemes.length);
+  const { rows } = await db.query<Record<string, string[]>>(queryLexemesSql(configs), [query]);
+  return rows
+    .map((row) => {
+      const forms = new Map<string, string[]>();
+      configs.forEach((config, i) => {
+        for (const lexeme of row[`c${i}`] ?? []) {
+          if (lexeme.includes('\\')) continue;
+          const made = forms.get(lexeme);
+          if (made) made.push(config);
+          else forms.set(lexeme, [config]);
+        }
+      });
+      return [...forms].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([lexeme, made]) => ({ lexeme, configs: made }));
+    })
+    .filter((forms) => forms.length);
 }
 
 /**
  * The keyword statistics of the collections searched (knowledge bases or corpora, by id) for these
- * lexemes: chunks, their lengths summed, and how many chunks hold each lexeme, summed over the
- * collections. Triggers on the chunk tables keep them exact with every write (migration 0017).
+ * lexemes: chunks (in all and per text-search configuration), their lengths summed, and how many
+ * chunks hold each lexeme, summed over the collections. Triggers on the chunk tables keep them
+ * exact with every write (migrations 0017 and 0018).
  */
 export async function keywordStatistics(db: Queryable, collectionIds: readonly string[], lexemes: readonly string[]): Promise<KeywordStatistics> {
-  const { rows } = await db.query<{ lexeme: string | null; chunks: string; lexemes: string | null }>(
-    `SELECT NULL AS lexeme, coalesce(sum(chunks), 0)::text AS chunks, coalesce(sum(lexemes), 0)::text AS lexemes
+  const { rows } = await db.query<{ kind: 'total' | 'language' | 'lexeme'; name: string; chunks: string; lexemes: string | null }>(
+    `SELECT 'total' AS kind, '' AS name, coalesce(sum(chunks), 0)::text AS chunks, coalesce(sum(lexemes), 0)::text AS lexemes
      FROM keyword_collections WHERE collection_id = ANY($1::uuid[])
      UNION ALL
-     SELECT lexeme, sum(chunks)::text, NULL FROM keyword_terms
+     SELECT 'language', language, sum(chunks)::text, NULL FROM keyword_languages
+     WHERE collection_id = ANY($1::uuid[]) GROUP BY language
+     UNION ALL
+     SELECT 'lexeme', lexeme, sum(chunks)::text, NULL FROM keyword_terms
      WHERE collection_id = ANY($1::uuid[]) AND lexeme = ANY($2::text[]) GROUP BY lexeme`,
     [collectionIds, [...new Set(lexemes)]],
   );
-  const totals = rows.find((r) => r.lexeme === null);
+  const totals = rows.find((r) => r.kind === 'total');
+  const chunksByConfig = new Map<string, number>();
+  for (const r of rows) {
+    if (r.kind !== 'language') continue;
+    const config = textSearchConfig(r.name || null);
+    chunksByConfig.set(config, (chunksByConfig.get(config) ?? 0) + Number(r.chunks));
+  }
   return {
     chunks: Number(totals?.chunks ?? 0),
+    chunksByConfig,
     lexemes: Number(totals?.lexemes ?? 0),
-    holding: new Map(rows.filter((r) => r.lexeme !== null).map((r) => [r.lexeme!, Number(r.chunks)])),
+    holding: new Map(rows.filter((r) => r.kind === 'lexeme').map((r) => [r.name, Number(r.chunks)])),
   };
 }
 
@@ -40,10 +65,10 @@ export async function keywordStatistics(db: Queryable, collectionIds: readonly s
 export async function keywordRanking(
   db: Queryable,
   collectionIds: readonly string[],
-  words: ReadonlyArray<readonly string[]>,
+  words: ReadonlyArray<WordForms>,
   parameters: Bm25Parameters = BM25_PARAMETERS,
 ): Promise<Bm25Query> {
-  return new Bm25Query(words, await keywordStatistics(db, collectionIds, words.flat()), parameters);
+  return new Bm25Query(words, await keywordStatistics(db, collectionIds, lexemesOf(words).flat()), parameters);
 }
 
 export interface ChunkDetail {

@@ -4,7 +4,6 @@ import { corpusNotAvailableOnPlan, duaNotAccepted, isSearchable } from '../corpo
 import { type TenantCorpusRow, corporaOfTenant } from '../corpora/corpus.repository.js';
 import type { Database } from '../db/database.js';
 import { ValidationError, errors } from '../errors.js';
-import { TEXT_SEARCH_CONFIG } from '../ingestion/ingestion.service.js';
 import { listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { KeywordIndex } from '../ports/keyword-index.js';
@@ -12,7 +11,8 @@ import type { VectorIndex } from '../ports/vector-index.js';
 import { isUuid } from '../shared/ids.js';
 import { scopeOf } from '../shared/scope.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
-import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics } from './bm25.js';
+import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
+import { ALL_TEXT_SEARCH_CONFIGS } from './text-search-config.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
 import { chunkDetails, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes } from './search.repository.js';
@@ -41,8 +41,6 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
 export function searchOptionsFor(embedder: Embedder): SearchOptions {
   return { ...DEFAULT_SEARCH_OPTIONS, fusion: embedder.fusion ?? DEFAULT_FUSION };
 }
-
-const ALL_TEXT_SEARCH_CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
 
 export type ParsedFilters = Pick<ChunkFilter, 'tags' | 'createdAfter' | 'createdBefore' | 'titleContains'>;
 
@@ -175,12 +173,13 @@ export class SearchService {
       if (!words.length) return [];
       // Each side ranks with the statistics of what it searches (the knowledge bases; the corpora).
       const kbRanking = new Bm25Query(words, statistics, this.options.bm25);
+      const lexemes = lexemesOf(words);
       return [
-        ...(kbs.length ? await this.keywords.search({ words, ranking: kbRanking, limit, filter: { ...baseFilter, knowledgeBaseIds: kbIds } }) : []),
+        ...(kbs.length ? await this.keywords.search({ words: lexemes, ranking: kbRanking, limit, filter: { ...baseFilter, knowledgeBaseIds: kbIds } }) : []),
         ...(corpora.length
           ? asCorpusHits(
               await this.keywords.searchCorpora({
-                words,
+                words: lexemes,
                 ranking: kbs.length ? await keywordRanking(this.db, corpusIds, words, this.options.bm25) : kbRanking,
                 limit,
                 filter: { ...corpusFilter, corpusIds },
@@ -241,17 +240,18 @@ export class SearchService {
    * also split English ones ("database": "data", "base") and cost English queries 2.7 nDCG points
    * on the LibreOffice help.
    */
-  private async queryWords(query: string, collectionIds: string[]): Promise<{ words: string[][]; statistics: KeywordStatistics }> {
+  private async queryWords(query: string, collectionIds: string[]): Promise<{ words: WordForms[]; statistics: KeywordStatistics }> {
     const words = await queryLexemes(this.db, query, ALL_TEXT_SEARCH_CONFIGS);
-    if (!words.length) return { words, statistics: { chunks: 0, lexemes: 0, holding: new Map() } };
-    const statistics = await keywordStatistics(this.db, collectionIds, words.flat());
-    const unknown = words.filter((lexemes) => !lexemes.some((l) => statistics.holding.has(l)));
+    if (!words.length) return { words, statistics: { chunks: 0, chunksByConfig: new Map(), lexemes: 0, holding: new Map() } };
+    const statistics = await keywordStatistics(this.db, collectionIds, lexemesOf(words).flat());
+    const unknown = lexemesOf(words).filter((lexemes) => !lexemes.some((l) => statistics.holding.has(l)));
     const parts = unknown.length ? this.decompounder.parts(unknown.flat().join(' '), this.decompounder.languages) : '';
     if (!parts) return { words, statistics };
-    const known = new Set(words.map((lexemes) => lexemes.join(' ')));
-    const added = (await queryLexemes(this.db, parts, ALL_TEXT_SEARCH_CONFIGS)).filter((lexemes) => !known.has(lexemes.join(' ')));
+    const key = (forms: WordForms) => forms.map((f) => f.lexeme).join(' ');
+    const known = new Set(words.map(key));
+    const added = (await queryLexemes(this.db, parts, ALL_TEXT_SEARCH_CONFIGS)).filter((forms) => !known.has(key(forms)));
     const all = [...words, ...added];
-    return { words: all, statistics: await keywordStatistics(this.db, collectionIds, all.flat()) };
+    return { words: all, statistics: await keywordStatistics(this.db, collectionIds, lexemesOf(all).flat()) };
   }
 
   /**

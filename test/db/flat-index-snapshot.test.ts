@@ -14,6 +14,7 @@ import { keywordRanking } from '../../core/search/search.repository.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp, waitForCorpusJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+import { wordForms } from '../support/keywords.js';
 
 const silent = pino({ level: 'silent' });
 const DIMENSIONS = 128;
@@ -54,7 +55,7 @@ for (const database of testDatabases()) {
         out.push((await index.search({ filter: filter(), dimensions: DIMENSIONS, vector, limit: 10 })).map((h) => h.chunkId));
       }
       const words = lexemes.map((l) => [l]);
-      out.push((await index.keywordSearch({ filter: filter(), words, ranking: await keywordRanking(db, [kb], words), limit: 10 })).map((h) => h.chunkId));
+      out.push((await index.keywordSearch({ filter: filter(), words, ranking: await keywordRanking(db, [kb], wordForms(words)), limit: 10 })).map((h) => h.chunkId));
       return out;
     };
 

@@ -7,10 +7,11 @@ import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import { PostgresKeywordIndex } from '../../core/adapters/postgres.keyword-index.js';
 import type { Database } from '../../core/db/database.js';
 import { tsvectorOccurrences } from '../../core/db/tsvector.js';
-import { TEXT_SEARCH_CONFIG } from '../../core/ingestion/ingestion.service.js';
 import { type ChunkFilter, chunkFilterSql } from '../../core/search/chunk-filter.js';
-import { BM25_PARAMETERS, Bm25Query, type KeywordStatistics, occurrences } from '../../core/search/bm25.js';
+import { BM25_PARAMETERS, Bm25Query, type KeywordStatistics, lexemesOf, occurrences } from '../../core/search/bm25.js';
 import { type KeywordTable, anyOf, rankedKeywordSql } from '../../core/search/search-sql.js';
+import { ALL_TEXT_SEARCH_CONFIGS } from '../../core/search/text-search-config.js';
+import { wordForms } from '../support/keywords.js';
 import { keywordRanking, queryLexemes } from '../../core/search/search.repository.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
@@ -18,13 +19,13 @@ import { type TestApp, client, createTenant, ingest, startTestApp } from '../sup
 import { testDatabases } from '../support/databases.js';
 
 const silent = pino({ level: 'silent' });
-const CONFIGS = [...new Set(Object.values(TEXT_SEARCH_CONFIG))];
+const CONFIGS = ALL_TEXT_SEARCH_CONFIGS;
 
 /** Statistics counted from rows of lexemes, as the database keeps them for a collection. */
 function statisticsOf(rows: ReadonlyArray<readonly string[]>): KeywordStatistics {
   const holding = new Map<string, number>();
   for (const row of rows) for (const l of new Set(row)) holding.set(l, (holding.get(l) ?? 0) + 1);
-  return { chunks: rows.length, lexemes: rows.reduce((n, r) => n + new Set(r).size, 0), holding };
+  return { chunks: rows.length, chunksByConfig: new Map(), lexemes: rows.reduce((n, r) => n + new Set(r).size, 0), holding };
 }
 
 describe('keyword postings: BM25F', () => {
@@ -32,7 +33,7 @@ describe('keyword postings: BM25F', () => {
     const postings = new KeywordPostings();
     const rows = [['cat'], ['cat', 'dog'], ['dogs', 'cat'], ['dog'], ['bird', 'cat', 'dog'], ['bird']];
     rows.forEach((lexemes, row) => postings.add(row, new Map(lexemes.map((l) => [l, occurrences(0, 1)]))));
-    const query = new Bm25Query([['cat'], ['dog', 'dogs'], ['bird']], statisticsOf(rows));
+    const query = new Bm25Query(wordForms([['cat'], ['dog', 'dogs'], ['bird']]), statisticsOf(rows));
     const ranked = (groups?: string[][][]) =>
       postings
         .rank(query, rows.length, 10, () => true, (row) => String(row), groups)
@@ -57,7 +58,7 @@ describe('keyword postings: BM25F', () => {
     ];
     const postings = new KeywordPostings();
     rows.forEach((terms, row) => postings.add(row, new Map(terms)));
-    const query = new Bm25Query([['rare'], ['common']], statisticsOf(rows.map((r) => r.map(([l]) => l))), { k1: 1.2, b: 0.75, titleWeight: 2 });
+    const query = new Bm25Query(wordForms([['rare'], ['common']]), statisticsOf(rows.map((r) => r.map(([l]) => l))), { k1: 1.2, b: 0.75, titleWeight: 2 });
     const idf = (holding: number) => Math.log(1 + (4 - holding + 0.5) / (holding + 0.5));
     const weight = (inText: number, length: number, inTitle = 0) => {
       const t = 2 * inTitle + inText / (0.25 + (0.75 / 2.5) * length);
@@ -145,17 +146,23 @@ for (const database of testDatabases()) {
         );
         const statistics: KeywordStatistics = {
           chunks: byRow.length,
+          chunksByConfig: new Map([['english', Math.floor(byRow.length / 2)], ['simple', Math.floor(byRow.length / 4)]]),
           lexemes: counted.find((c) => c.lexeme === null)!.n,
           holding: new Map(counted.filter((c) => c.lexeme !== null).map((c) => [c.lexeme!, c.n])),
         };
         let compared = 0;
         for (let q = 0; q < 40; q++) {
-          // Words of one to three lexemes (a word's forms), one of them sometimes held by no row.
+          // Words of one to three lexemes (a word's forms), one of them sometimes held by no row;
+          // a form made by every configuration, or by some (so counted among fewer chunks).
+          const configs = [undefined, ['english'], ['simple'], ['english', 'simple'], ['french']];
           const words = Array.from({ length: 1 + (q % 5) }, () =>
-            Array.from({ length: 1 + Math.floor(random() * 3) }, () => (random() < 0.1 ? 'nowhere' : lexemes[Math.floor(random() * lexemes.length)]!)),
+            Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
+              lexeme: random() < 0.1 ? 'nowhere' : lexemes[Math.floor(random() * lexemes.length)]!,
+              ...(({ configs: configs[Math.floor(random() * configs.length)] }) as { configs?: string[] }),
+            })),
           );
           const ranking = new Bm25Query(words, statistics);
-          const statement = rankedKeywordSql({ table: 'rank_check' as KeywordTable, match: anyOf(words.flat()), ranking, where: () => 'true', limit: 25 });
+          const statement = rankedKeywordSql({ table: 'rank_check' as KeywordTable, match: anyOf(lexemesOf(words).flat()), ranking, where: () => 'true', limit: 25 });
           const { rows: want } = await db.query<{ id: string; rank: number }>(statement.text, statement.values);
           const got = postings.rank(ranking, byRow.length, 25, () => true, (r) => byRow[r]!.id);
           assert.deepEqual(
@@ -189,9 +196,9 @@ for (const database of testDatabases()) {
       const both = async (query: string, f: ChunkFilter, limit = 20) => {
         const words = await queryLexemes(db, query, CONFIGS);
         const ranking = await keywordRanking(db, [kb], words);
-        const got = await flat.search({ words, ranking, limit, filter: f });
+        const got = await flat.search({ words: lexemesOf(words), ranking, limit, filter: f });
         // Every row holding a query word, ranked by the database's statement.
-        const statement = rankedKeywordSql({ table: 'chunks', match: anyOf(words.flat()), ranking, where: (p) => chunkFilterSql(f, p), limit });
+        const statement = rankedKeywordSql({ table: 'chunks', match: anyOf(lexemesOf(words).flat()), ranking, where: (p) => chunkFilterSql(f, p), limit });
         const { rows } = await db.query<{ id: string; rank: number }>(statement.text, statement.values);
         return { got, want: rows.map((r) => ({ chunkId: r.id, rank: Number(r.rank) })) };
       };

@@ -5,6 +5,7 @@ import { openPgliteDatabase } from '../../core/db/pglite.database.js';
 import { LexemeFrequencies, keywordSearch } from '../../core/adapters/postgres.keyword-index.js';
 import { MATCH_ROW_BUDGET, MAX_MATCH_FREQUENCY, matchQueries } from '../../core/search/search-sql.js';
 import { keywordRanking, queryLexemes } from '../../core/search/search.repository.js';
+import { lexemesOf } from '../../core/search/bm25.js';
 import { type TestApp, createTenant, ingest, startTestApp } from '../support/app.js';
 
 describe('keyword search: which rows are ranked', () => {
@@ -56,7 +57,7 @@ describe('keyword search: which rows are ranked', () => {
     /** A query's words, and their ranking over the knowledge base. */
     const ranked = async (query: string, with_: readonly string[]) => {
       const words = await queryLexemes(db, query, with_);
-      return { words, ranking: await keywordRanking(db, [kb], words) };
+      return { words: lexemesOf(words), ranking: await keywordRanking(db, [kb], words) };
     };
 
     before(async function () {

@@ -27,6 +27,9 @@ for (const database of testDatabases()) {
          ), counted_terms AS (
            SELECT c.knowledge_base_id AS collection_id, u.lexeme, count(*) AS chunks FROM chunks c, unnest(c.tsv) u GROUP BY 1, 2
            UNION ALL SELECT c.corpus_id, u.lexeme, count(*) FROM platform_chunks c, unnest(c.tsv) u GROUP BY 1, 2
+         ), counted_languages AS (
+           SELECT knowledge_base_id AS collection_id, coalesce(language, '') AS language, count(*) AS chunks FROM chunks GROUP BY 1, 2
+           UNION ALL SELECT corpus_id, coalesce(language, ''), count(*) FROM platform_chunks GROUP BY 1, 2
          )
          (SELECT 'kept' AS side, collection_id::text, '' AS lexeme, chunks, lexemes FROM keyword_collections
           EXCEPT SELECT 'kept', collection_id::text, '', chunks, lexemes FROM counted_collections)
@@ -39,6 +42,12 @@ for (const database of testDatabases()) {
          UNION ALL
          (SELECT 'counted', collection_id::text, lexeme, chunks, 0 FROM counted_terms
           EXCEPT SELECT 'counted', collection_id::text, lexeme, chunks, 0 FROM keyword_terms)
+         UNION ALL
+         (SELECT 'kept language', collection_id::text, language, chunks, 0 FROM keyword_languages
+          EXCEPT SELECT 'kept language', collection_id::text, language, chunks, 0 FROM counted_languages)
+         UNION ALL
+         (SELECT 'counted language', collection_id::text, language, chunks, 0 FROM counted_languages
+          EXCEPT SELECT 'counted language', collection_id::text, language, chunks, 0 FROM keyword_languages)
          LIMIT 10`,
       );
       return rows;
@@ -56,6 +65,11 @@ for (const database of testDatabases()) {
       const docsA: string[] = [];
       for (let i = 0; i < 4; i++) docsA.push((await ingest(app, a.key, { knowledge_base_id: i % 2 ? kbA2 : kbA1, title: `Glaciers ${i}`, content: text(i) })).documentId);
       await ingest(app, b.key, { knowledge_base_id: kbB, title: 'Glaciers', content: text(9) });
+      await ingest(app, a.key, {
+        knowledge_base_id: kbA2,
+        title: 'Les glaciers',
+        content: 'Le glacier vêle des icebergs dans le fjord, et les moraines dessinent les anciennes limites de la glace.',
+      });
       assert.deepEqual(await drift(), [], 'after ingestion');
 
       // Per knowledge base: one tenant's chunks never count in another's figures, nor in its other knowledge base's.
@@ -64,7 +78,8 @@ for (const database of testDatabases()) {
       assert.equal(glacier.holding.get('glacier'), 1);
       assert.equal(glacier.holding.get('nowhere'), undefined);
       const both = await keywordStatistics(db, [kbA1, kbA2], ['glacier', 'glaciers']);
-      assert.equal(both.chunks, 4);
+      assert.equal(both.chunks, 5);
+      assert.deepEqual(both.chunksByConfig, new Map([['english', 4], ['french', 1]]), 'chunks per configuration of their language');
       assert.equal(both.holding.get('glacier'), 4, 'summed over the knowledge bases searched');
       const { rows } = await db.query<{ n: string }>('SELECT sum(length(tsv))::text AS n FROM chunks WHERE knowledge_base_id = ANY($1::uuid[])', [[kbA1, kbA2]]);
       assert.equal(both.lexemes, Number(rows[0]!.n));
@@ -76,7 +91,7 @@ for (const database of testDatabases()) {
       // The API has no knowledge-base deletion; a tenant's or sub-tenant's deletion cascades to them, as here.
       await db.query('DELETE FROM knowledge_bases WHERE id = $1', [kbA2]);
       assert.deepEqual(await drift(), [], 'after deleting a knowledge base');
-      assert.deepEqual(await keywordStatistics(db, [kbA2], ['glacier']), { chunks: 0, lexemes: 0, holding: new Map() }, 'its rows are gone');
+      assert.deepEqual(await keywordStatistics(db, [kbA2], ['glacier']), { chunks: 0, chunksByConfig: new Map(), lexemes: 0, holding: new Map() }, 'its rows are gone');
 
       const admin = client(app.url, TEST_ADMIN_TOKEN);
       const slug = `stats-${Date.now()}`;

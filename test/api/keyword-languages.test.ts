@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { DEFAULT_SEARCH_OPTIONS, SearchService } from '../../core/search/search.service.js';
+import { keyContext } from '../../bench/support.js';
+import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
+import { testDatabases } from '../support/databases.js';
+
+/** French help pages: each holds "fichiers" and "dossier", so those words are common here. */
+const FRENCH = [
+  ['Copier', 'Pour copier des fichiers, sélectionnez-les dans le dossier puis choisissez Copier dans le menu Édition.'],
+  ['Renommer', 'Un clic droit sur les fichiers du dossier ouvre un menu où Renommer change leur nom.'],
+  ['Supprimer', 'Les fichiers supprimés du dossier vont dans la corbeille, d’où on peut les restaurer.'],
+  ['Partager', 'Partagez un dossier avec vos collègues : ils verront tous ses fichiers et pourront les modifier.'],
+  ['Compresser', 'Compressez les fichiers volumineux du dossier en une archive pour les envoyer plus vite.'],
+  ['Imprimer', 'Imprimez les fichiers du dossier choisi en une seule fois depuis la boîte de dialogue Imprimer.'],
+  ['Rechercher', 'La recherche parcourt les fichiers de chaque dossier et trouve les mots demandés dans leur texte.'],
+  ['Synchroniser', 'La synchronisation garde les fichiers de votre dossier identiques sur tous vos appareils.'],
+] as const;
+
+for (const database of testDatabases()) {
+  describe(`keyword search over chunks of several languages [${database.name}]`, () => {
+    let app: TestApp;
+
+    before(async function () {
+      this.timeout(60_000);
+      app = await startTestApp(await database.get());
+    });
+
+    after(async () => {
+      await app?.close();
+    });
+
+    it('does not rank the few chunks of another language first for holding the query\'s stop words', async function () {
+      this.timeout(60_000);
+      const t = await createTenant(app, 'standard');
+      const api = client(app.url, t.key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'aide' })).body.id as string;
+      for (const [title, content] of FRENCH) await ingest(app, t.key, { knowledge_base_id: kb, title, content });
+      const wanted = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Explorateur',
+        content: 'Pour afficher le contenu des fichiers, ouvrez la liste du dossier et double-cliquez sur un nom.',
+      });
+      // One English page, holding as words what French indexes as stop words (so no French chunk holds them).
+      const english = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'French articles',
+        content: 'In French, the words le, la and des are articles, while de and du are prepositions that often follow them in a sentence.',
+      });
+      const { rows } = await app.services.db.query<{ id: string; language: string }>('SELECT document_id AS id, language FROM chunks WHERE knowledge_base_id = $1', [kb]);
+      assert.equal(rows.find((r) => r.id === english.documentId)?.language, 'en');
+      assert.equal(rows.find((r) => r.id === wanted.documentId)?.language, 'fr');
+
+      const { adapters } = app.services;
+      const keywordOnly = new SearchService(app.services.db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, {
+        ...DEFAULT_SEARCH_OPTIONS,
+        mode: 'keyword',
+      });
+      const ctx = await keyContext(app.services, t.key, pino({ level: 'silent' }));
+      const { results } = await keywordOnly.query(ctx, {
+        query: 'afficher le contenu de la liste des fichiers du dossier',
+        top_k: 3,
+        source_language: 'auto',
+        translate_response: false,
+      });
+      assert.equal(results[0]?.document_id, wanted.documentId, 'the page holding the query\'s words, not the one holding its articles');
+      const res = await api('POST', '/v1/query', { query: 'afficher le contenu de la liste des fichiers du dossier', top_k: 3 });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.results[0].document_id, wanted.documentId, 'the product\'s hybrid search too');
+    });
+  });
+}
