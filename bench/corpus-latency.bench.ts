@@ -48,7 +48,6 @@ import type { CorpusRecordInput } from '../core/corpora/corpus.schema.js';
 import type { Database } from '../core/db/database.js';
 import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
-import { ALL_TEXT_SEARCH_CONFIGS } from '../core/search/text-search-config.js';
 import { lexemesOf } from '../core/search/bm25.js';
 import type { QueryRequest } from '../core/search/search.schema.js';
 import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
@@ -262,7 +261,7 @@ async function main(): Promise<void> {
     };
     const frequencies = new LexemeFrequencies(db);
     const keyword = async (q: string) => {
-      const words = await queryLexemes(db, q, ALL_TEXT_SEARCH_CONFIGS);
+      const words = await queryLexemes(db, q);
       return corpusKeywordSearch(db, {
         filter: { corpusIds: [corpus.id], metadata: {} },
         words: lexemesOf(words),

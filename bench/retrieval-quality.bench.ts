@@ -58,7 +58,7 @@ import { pino } from 'pino';
 import type { RequestContext } from '../core/context.js';
 import type { Database } from '../core/db/database.js';
 import { LexemeFrequencies, PostgresKeywordIndex, keywordSearch } from '../core/adapters/postgres.keyword-index.js';
-import { ALL_TEXT_SEARCH_CONFIGS, TEXT_SEARCH_CONFIG } from '../core/search/text-search-config.js';
+import { ALL_KEYWORD_ANALYSES, KEYWORD_ANALYSIS, isOwnAnalysis } from '../core/search/text-search-config.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, reciprocalRankFusion } from '../core/search/fusion.js';
 import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
@@ -310,7 +310,7 @@ interface Candidates {
 async function keywordSearchCoverDensity(db: Database, filter: ChunkFilter, query: string, limit: number): Promise<string[]> {
   const p = new SqlParams();
   const q = p.add(query);
-  const configs = p.add(ALL_TEXT_SEARCH_CONFIGS);
+  const configs = p.add(ALL_KEYWORD_ANALYSES.filter((a) => !isOwnAnalysis(a)));
   const where = chunkFilterSql(filter, p);
   const { rows } = await db.query<{ id: string }>(
     `WITH q AS (
@@ -368,7 +368,7 @@ async function retrieve(target: Ingested, peers: Peers, language: string, querie
   const vectorSearch = alone('vector');
   const keywordSearchService = alone('keyword');
   const hybridSearch = target.search(PRODUCT_OPTIONS);
-  const ownConfig = TEXT_SEARCH_CONFIG[language as Language];
+  const ownConfig = KEYWORD_ANALYSIS[language as Language];
   const filter: ChunkFilter = { scope: { tenantId: target.ctx.tenantId, subTenantId: null }, knowledgeBaseIds: [target.knowledgeBaseId], tags: {} };
   const candidates: Candidates[] = [];
   let vectorMs = 0;
@@ -658,7 +658,7 @@ for (const set of querySets) {
         score(s, (c) => fuse(c, PRODUCT_OPTIONS, c.keywordCoverDensity)).ndcg,
       ],
     }));
-    const diagnosticRows = diagnostics.map(({ r, cells }) => [r.language, TEXT_SEARCH_CONFIG[r.language as Language], ...cells.map((x) => fmt(mean(x)))]);
+    const diagnosticRows = diagnostics.map(({ r, cells }) => [r.language, KEYWORD_ANALYSIS[r.language as Language], ...cells.map((x) => fmt(mean(x)))]);
     diagnosticRows.push(['mean', '', ...[0, 1, 2, 3, 4, 5].map((i) => fmt(mean(diagnostics.map((d) => mean(d.cells[i]!)))))]);
     printTable(
       `Diagnostics (${set}), nDCG@10: keyword search as Lore runs it (all text-search configurations OR-ed, ts_rank), ` +

@@ -1,8 +1,8 @@
 import type { Database, Queryable } from '../db/database.js';
-import { type Decompounder, withCompoundParts } from '../ports/decompounder.js';
+import type { Decompounder } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from '../ingestion/chunker.js';
-import { textSearchConfig } from '../search/text-search-config.js';
+import { keywordText, textSearchConfig } from '../search/text-search-config.js';
 import { type JobRow, completeJob } from '../jobs/job.repository.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
@@ -101,7 +101,7 @@ export class CorpusIngestionService {
           sourceRecordId: record.source_record_id,
           chunkIndex: chunk.index,
           content: chunk.content,
-          keywordText: withCompoundParts(this.decompounder, chunk.content, language),
+          keywordText: keywordText(this.decompounder, chunk.content, language),
           metadata: record.metadata,
           language,
           textSearchConfig: textSearchConfig(language),

@@ -198,7 +198,7 @@ export interface ChunkToStore {
   sourceRecordId: string;
   chunkIndex: number;
   content: string;
-  /** What keyword search indexes: the content and the parts of its compounds (withCompoundParts). */
+  /** What keyword search indexes of the content (keywordText). */
   keywordText: string;
   metadata: RecordMetadata;
   language: string | null;

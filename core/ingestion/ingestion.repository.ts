@@ -57,7 +57,7 @@ export interface NewChunk {
   content: string;
   language: string | null;
   textSearchConfig: string;
-  /** What keyword search indexes: the text and the document's title, each with the parts of its compounds (withCompoundParts). */
+  /** What keyword search indexes: the text and the document's title, as keyword search analyses them (keywordText). */
   keywordText: string;
   keywordTitle: string;
 }

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
-import { type Decompounder, withCompoundParts } from '../ports/decompounder.js';
+import type { Decompounder } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { completeJobs } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
@@ -10,7 +10,7 @@ import type { UsageService } from '../usage/usage.service.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
 import type { DomainMetrics, IngestionSource } from '../ports/metrics.js';
 import { type JobBatchControl, type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
-import { textSearchConfig } from '../search/text-search-config.js';
+import { keywordText, textSearchConfig } from '../search/text-search-config.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from './chunker.js';
 import {
   type DocumentToIndex,
@@ -179,8 +179,8 @@ export class IngestionService {
             content: r.chunk.content,
             language,
             textSearchConfig: textSearchConfig(language),
-            keywordText: withCompoundParts(this.decompounder, r.chunk.content, language),
-            keywordTitle: withCompoundParts(this.decompounder, r.item.doc.title, language),
+            keywordText: keywordText(this.decompounder, r.chunk.content, language),
+            keywordTitle: keywordText(this.decompounder, r.item.doc.title, language),
           };
         }),
         { dimensions, embedder: this.embedder.id, encoded: encoder.encode(vectors) },

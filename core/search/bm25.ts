@@ -15,9 +15,9 @@
  * chunk of average length.
  *
  * `chunks` is the number of chunks that could hold the lexeme as a form of the query's word: those
- * whose language's text-search configuration makes that lexeme of the word (WordForm.configs). A
- * query is normalised with every configuration, as its language is not known, while each chunk is
- * indexed with its own; a stop word of the collection's language ("le" in French) keeps the
+ * whose language's analysis (text-search configuration) makes that lexeme of the word
+ * (WordForm.analyses). A query is normalised with every analysis, as its language is not known,
+ * while each chunk is indexed with its own; a stop word of the collection's language ("le" in French) keeps the
  * lexemes other configurations make of it, held only by the collection's few chunks of other
  * languages. Counted among all chunks, such a lexeme looked rare and outweighed the query's real
  * words (−9 nDCG@10 points on the French LibreOffice help); counted among the chunks that could
@@ -51,7 +51,7 @@ export interface KeywordStatistics {
   /** Chunks in the collections. */
   chunks: number;
   /** Of those, how many are indexed with each text-search configuration (by name). */
-  chunksByConfig: ReadonlyMap<string, number>;
+  chunksByAnalysis: ReadonlyMap<string, number>;
   /** Their lengths summed (distinct lexemes per chunk). */
   lexemes: number;
   /** Per query lexeme, how many of the chunks hold it (a lexeme no chunk holds: absent). */
@@ -73,7 +73,7 @@ export function occurrences(inTitle: number, inText: number): Occurrences {
  */
 export interface WordForm {
   lexeme: string;
-  configs?: readonly string[];
+  analyses?: readonly string[];
 }
 
 /** A query word as PostgreSQL normalises it: its forms, one per distinct lexeme. */
@@ -108,14 +108,14 @@ export class Bm25Query {
     const n = statistics.chunks;
     const seen = new Set<string>();
     this.lexemes = words.flatMap((forms, word) =>
-      forms.flatMap(({ lexeme, configs }) => {
+      forms.flatMap(({ lexeme, analyses }) => {
         const key = `${word} ${lexeme}`;
         const holding = statistics.holding.get(lexeme) ?? 0;
         if (holding === 0 || seen.has(key)) return [];
         seen.add(key);
         // A lexeme other words make in other configurations may be held by more chunks than could
         // hold it as this word's form: then it is as common as it can be.
-        const could = configs ? Math.max(holding, configs.reduce((sum, c) => sum + (statistics.chunksByConfig.get(c) ?? 0), 0)) : n;
+        const could = analyses ? Math.max(holding, analyses.reduce((sum, c) => sum + (statistics.chunksByAnalysis.get(c) ?? 0), 0)) : n;
         return [{ lexeme, word, idf: Math.log(1 + (could - holding + 0.5) / (holding + 0.5)) }];
       }),
     );

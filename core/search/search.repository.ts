@@ -1,36 +1,42 @@
 import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
-import { textSearchConfig } from './text-search-config.js';
+import { ALL_KEYWORD_ANALYSES, isOwnAnalysis, keywordAnalysis, ownAnalysisLexeme } from './text-search-config.js';
 import { queryLexemesSql } from './search-sql.js';
 
 /**
- * The query's words, each as its forms: its lexemes under every configuration (its forms in each
- * language; see `queryLexemesSql`), each with the configurations that make it. Lexemes holding a
- * backslash are left out (a tsquery would read it as an escape); a word left with none is dropped.
+ * The query's words, each as its forms: its lexemes under each analysis (its forms in each
+ * language: PostgreSQL's configurations, see `queryLexemesSql`, and Lore's own), each with the
+ * analyses that make it. Lexemes holding a backslash are left out (a tsquery would read it as an
+ * escape); a word left with none is dropped.
  */
-export async function queryLexemes(db: Queryable, query: string, configs: readonly string[]): Promise<WordForms[]> {
-  if (!configs.length) return [];
-  const { rows } = await db.query<Record<string, string[]>>(queryLexemesSql(configs), [query]);
+export async function queryLexemes(db: Queryable, query: string, analyses: readonly string[] = ALL_KEYWORD_ANALYSES): Promise<WordForms[]> {
+  const configs = analyses.filter((a) => !isOwnAnalysis(a));
+  const { rows } = await db.query<Record<string, string[]> & { w: string }>(queryLexemesSql(configs), [query]);
   return rows
     .map((row) => {
       const forms = new Map<string, string[]>();
-      configs.forEach((config, i) => {
-        for (const lexeme of row[`c${i}`] ?? []) {
-          if (lexeme.includes('\\')) continue;
-          const made = forms.get(lexeme);
-          if (made) made.push(config);
-          else forms.set(lexeme, [config]);
+      const add = (lexeme: string, analysis: string) => {
+        if (lexeme.includes('\\')) return;
+        const made = forms.get(lexeme);
+        if (made) made.push(analysis);
+        else forms.set(lexeme, [analysis]);
+      };
+      for (const analysis of analyses) {
+        if (!isOwnAnalysis(analysis)) for (const lexeme of row[`c${configs.indexOf(analysis)}`] ?? []) add(lexeme, analysis);
+        else {
+          const own = ownAnalysisLexeme(analysis, row.w);
+          if (own) add(own, analysis);
         }
-      });
-      return [...forms].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([lexeme, made]) => ({ lexeme, configs: made }));
+      }
+      return [...forms].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([lexeme, made]) => ({ lexeme, analyses: made }));
     })
     .filter((forms) => forms.length);
 }
 
 /**
  * The keyword statistics of the collections searched (knowledge bases or corpora, by id) for these
- * lexemes: chunks (in all and per text-search configuration), their lengths summed, and how many
+ * lexemes: chunks (in all and per analysis of their language), their lengths summed, and how many
  * chunks hold each lexeme, summed over the collections. Triggers on the chunk tables keep them
  * exact with every write (migrations 0017 and 0018).
  */
@@ -47,15 +53,15 @@ export async function keywordStatistics(db: Queryable, collectionIds: readonly s
     [collectionIds, [...new Set(lexemes)]],
   );
   const totals = rows.find((r) => r.kind === 'total');
-  const chunksByConfig = new Map<string, number>();
+  const chunksByAnalysis = new Map<string, number>();
   for (const r of rows) {
     if (r.kind !== 'language') continue;
-    const config = textSearchConfig(r.name || null);
-    chunksByConfig.set(config, (chunksByConfig.get(config) ?? 0) + Number(r.chunks));
+    const analysis = keywordAnalysis(r.name || null);
+    chunksByAnalysis.set(analysis, (chunksByAnalysis.get(analysis) ?? 0) + Number(r.chunks));
   }
   return {
     chunks: Number(totals?.chunks ?? 0),
-    chunksByConfig,
+    chunksByAnalysis,
     lexemes: Number(totals?.lexemes ?? 0),
     holding: new Map(rows.filter((r) => r.kind === 'lexeme').map((r) => [r.name, Number(r.chunks)])),
   };

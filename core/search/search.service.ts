@@ -12,7 +12,6 @@ import { isUuid } from '../shared/ids.js';
 import { scopeOf } from '../shared/scope.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
-import { ALL_TEXT_SEARCH_CONFIGS } from './text-search-config.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
 import { chunkDetails, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes } from './search.repository.js';
@@ -241,15 +240,15 @@ export class SearchService {
    * on the LibreOffice help.
    */
   private async queryWords(query: string, collectionIds: string[]): Promise<{ words: WordForms[]; statistics: KeywordStatistics }> {
-    const words = await queryLexemes(this.db, query, ALL_TEXT_SEARCH_CONFIGS);
-    if (!words.length) return { words, statistics: { chunks: 0, chunksByConfig: new Map(), lexemes: 0, holding: new Map() } };
+    const words = await queryLexemes(this.db, query);
+    if (!words.length) return { words, statistics: { chunks: 0, chunksByAnalysis: new Map(), lexemes: 0, holding: new Map() } };
     const statistics = await keywordStatistics(this.db, collectionIds, lexemesOf(words).flat());
     const unknown = lexemesOf(words).filter((lexemes) => !lexemes.some((l) => statistics.holding.has(l)));
     const parts = unknown.length ? this.decompounder.parts(unknown.flat().join(' '), this.decompounder.languages) : '';
     if (!parts) return { words, statistics };
     const key = (forms: WordForms) => forms.map((f) => f.lexeme).join(' ');
     const known = new Set(words.map(key));
-    const added = (await queryLexemes(this.db, parts, ALL_TEXT_SEARCH_CONFIGS)).filter((forms) => !known.has(key(forms)));
+    const added = (await queryLexemes(this.db, parts)).filter((forms) => !known.has(key(forms)));
     const all = [...words, ...added];
     return { words: all, statistics: await keywordStatistics(this.db, collectionIds, lexemesOf(all).flat()) };
   }

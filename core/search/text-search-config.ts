@@ -1,10 +1,14 @@
+import { type Decompounder, withCompoundParts } from '../ports/decompounder.js';
 import type { Language } from '../translation/translation.schema.js';
+import { BULGARIAN_STOP_WORDS, bulgarianKeywordText, bulgarianStem } from './bulgarian.js';
 
 /**
- * PostgreSQL text-search configurations by language, which index each chunk's text (stemming and
- * stop words); Bulgarian has none and uses 'simple' (lower-casing only).
+ * How keyword search analyses each language's text: with PostgreSQL's text-search configuration
+ * of that name (stemming and stop words), or — Bulgarian, for which PostgreSQL has none — with
+ * Lore's own stemmer and stop words (core/search/bulgarian.ts) before PostgreSQL's 'simple'
+ * (lower-casing only). Text of no detected language is analysed by 'simple'.
  */
-export const TEXT_SEARCH_CONFIG: Record<Language, string> = {
+export const KEYWORD_ANALYSIS: Record<Language, string> = {
   en: 'english',
   nl: 'dutch',
   fr: 'french',
@@ -12,13 +16,48 @@ export const TEXT_SEARCH_CONFIG: Record<Language, string> = {
   es: 'spanish',
   it: 'italian',
   ro: 'romanian',
-  bg: 'simple',
+  bg: 'bulgarian',
 };
 
-/** Every configuration chunks are indexed with: a query, whose language is not known, is normalised with each. */
-export const ALL_TEXT_SEARCH_CONFIGS: readonly string[] = [...new Set([...Object.values(TEXT_SEARCH_CONFIG), 'simple'])];
+/**
+ * Analyses that are Lore's own, each followed by PostgreSQL's 'simple': the lexeme each makes of a
+ * query word ('simple'-normalised: lower-cased), or null for a stop word.
+ */
+const OWN_ANALYSES: ReadonlyMap<string, (word: string) => string | null> = new Map([
+  ['bulgarian', (word: string) => (BULGARIAN_STOP_WORDS.has(word) ? null : bulgarianStem(word))],
+]);
 
-/** The configuration of a chunk of this language (a language Lore does not know, or none: 'simple'). */
+/** Whether an analysis is Lore's own (else it is PostgreSQL's configuration of that name). */
+export function isOwnAnalysis(analysis: string): boolean {
+  return OWN_ANALYSES.has(analysis);
+}
+
+/** The lexeme Lore's own analysis makes of a query word ('simple'-normalised), or null for a stop word. */
+export function ownAnalysisLexeme(analysis: string, word: string): string | null {
+  const analyse = OWN_ANALYSES.get(analysis);
+  if (!analyse) throw new Error(`${analysis} is not one of Lore's own analyses`);
+  return analyse(word);
+}
+
+/** The analysis of a chunk of this language (a language Lore does not know, or none: 'simple'). */
+export function keywordAnalysis(language: string | null): string {
+  return (language !== null && (KEYWORD_ANALYSIS as Record<string, string | undefined>)[language]) || 'simple';
+}
+
+/** The PostgreSQL text-search configuration a chunk of this language is indexed with. */
 export function textSearchConfig(language: string | null): string {
-  return (language !== null && (TEXT_SEARCH_CONFIG as Record<string, string | undefined>)[language]) || 'simple';
+  const analysis = keywordAnalysis(language);
+  return isOwnAnalysis(analysis) ? 'simple' : analysis;
+}
+
+/** Every analysis chunks are indexed with: a query, whose language is not known, is normalised with each. */
+export const ALL_KEYWORD_ANALYSES: readonly string[] = [...new Set([...Object.values(KEYWORD_ANALYSIS), 'simple'])];
+
+/**
+ * What keyword search indexes of a chunk's (or its title's) text, before its configuration: a
+ * Bulgarian text's stems without its stop words; a German or Dutch text with the parts of its
+ * compounds (see Decompounder); any other as it is.
+ */
+export function keywordText(decompounder: Decompounder, text: string, language: Language | null): string {
+  return language === 'bg' ? bulgarianKeywordText(text) : withCompoundParts(decompounder, text, language);
 }

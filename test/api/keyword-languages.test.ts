@@ -68,5 +68,37 @@ for (const database of testDatabases()) {
       assert.equal(res.status, 200);
       assert.equal(res.body.results[0].document_id, wanted.documentId, 'the product\'s hybrid search too');
     });
+
+    it('finds Bulgarian words by their inflected forms, which PostgreSQL has no configuration to conflate', async function () {
+      this.timeout(60_000);
+      const t = await createTenant(app, 'standard');
+      const api = client(app.url, t.key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'помощ' })).body.id as string;
+      const teachers = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Училищата',
+        content: 'Учителите в новите училища преподават история и география на учениците от всички класове.',
+      });
+      const books = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Библиотеката',
+        content: 'Книгите в градската библиотека са подредени по автори, а читателите ги търсят в каталога.',
+      });
+      const { rows } = await app.services.db.query<{ language: string }>('SELECT DISTINCT language FROM chunks WHERE knowledge_base_id = $1', [kb]);
+      assert.deepEqual(rows.map((r) => r.language), ['bg']);
+      const { adapters } = app.services;
+      const keywordOnly = new SearchService(app.services.db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, {
+        ...DEFAULT_SEARCH_OPTIONS,
+        mode: 'keyword',
+      });
+      const ctx = await keyContext(app.services, t.key, pino({ level: 'silent' }));
+      const documentsFor = async (query: string) =>
+        (await keywordOnly.query(ctx, { query, top_k: 5, source_language: 'auto', translate_response: false })).results.map((r) => r.document_id);
+      assert.deepEqual(await documentsFor('учител'), [teachers.documentId], 'the singular finds the plural with its article');
+      assert.deepEqual(await documentsFor('новото училище'), [teachers.documentId], 'adjective and noun, in other forms');
+      assert.deepEqual(await documentsFor('книга'), [books.documentId]);
+      assert.deepEqual(await documentsFor('ученик'), [teachers.documentId], 'the stem\'s alternation (ученик, ученици)');
+      assert.deepEqual(await documentsFor('в на и'), [], 'stop words alone find nothing');
+    });
   });
 }

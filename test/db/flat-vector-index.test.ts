@@ -76,7 +76,7 @@ describe('flat vector index: one segment', () => {
     const terms = (i: number) => new Map([[`w${i % 7}`, occurrences(0, 1 + (i % 3))], ['common', occurrences(0, 1)]]);
     for (let i = 0; i < 3000; i++) segment.put({ key: `o${i}`, rows: [] }, [{ id: `c${String(i).padStart(4, '0')}`, vector: new Float32Array(8).fill(1), terms: terms(i) }]);
     const ranking = (lexemes: string[]) =>
-      new Bm25Query(wordForms(lexemes.map((l) => [l])), { chunks: 1000, chunksByConfig: new Map(), lexemes: 2000, holding: new Map([...lexemes.map((l): [string, number] => [l, 100]), ['fresh', 1]]) });
+      new Bm25Query(wordForms(lexemes.map((l) => [l])), { chunks: 1000, chunksByAnalysis: new Map(), lexemes: 2000, holding: new Map([...lexemes.map((l): [string, number] => [l, 100]), ['fresh', 1]]) });
     // Occurrences order (3 > 2 > 1), then chunk ids.
     const expected = (live: (i: number) => boolean, lexeme: string, k: number) =>
       Array.from({ length: 3000 }, (_, i) => i)
@@ -95,7 +95,7 @@ describe('flat vector index: one segment', () => {
     assert.deepEqual(ids(['w5'], 10, two), ['c2014', 'c2007'], 'only accepted rows; o2014 holds w5 twice, o2007 once');
     segment.put({ key: 'o2014', rows: [] }, [{ id: 'c9999', vector: new Float32Array(8).fill(1), terms: new Map([['fresh', occurrences(0, 1)], ['x', occurrences(0, 1)]]) }]);
     assert.deepEqual(ids(['w5'], 10, two), ['c2007'], 'a replaced owner\'s old rows are gone');
-    const fresh = segment.keywordHits(new Bm25Query(wordForms([['fresh'], ['w5']]), { chunks: 1000, chunksByConfig: new Map(), lexemes: 2000, holding: new Map([['fresh', 100], ['w5', 100]]) }), 10, two);
+    const fresh = segment.keywordHits(new Bm25Query(wordForms([['fresh'], ['w5']]), { chunks: 1000, chunksByAnalysis: new Map(), lexemes: 2000, holding: new Map([['fresh', 100], ['w5', 100]]) }), 10, two);
     assert.deepEqual(fresh.map((h) => h.chunkId), ['c2007', 'c9999'], 'equal ranks by chunk id');
     assert.equal(fresh[0]!.rank, fresh[1]!.rank);
     const plain = new Segment<Owner>(8, 't', null);

@@ -10,7 +10,7 @@ import { tsvectorOccurrences } from '../../core/db/tsvector.js';
 import { type ChunkFilter, chunkFilterSql } from '../../core/search/chunk-filter.js';
 import { BM25_PARAMETERS, Bm25Query, type KeywordStatistics, lexemesOf, occurrences } from '../../core/search/bm25.js';
 import { type KeywordTable, anyOf, rankedKeywordSql } from '../../core/search/search-sql.js';
-import { ALL_TEXT_SEARCH_CONFIGS } from '../../core/search/text-search-config.js';
+import { ALL_KEYWORD_ANALYSES, isOwnAnalysis } from '../../core/search/text-search-config.js';
 import { wordForms } from '../support/keywords.js';
 import { keywordRanking, queryLexemes } from '../../core/search/search.repository.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
@@ -19,13 +19,14 @@ import { type TestApp, client, createTenant, ingest, startTestApp } from '../sup
 import { testDatabases } from '../support/databases.js';
 
 const silent = pino({ level: 'silent' });
-const CONFIGS = ALL_TEXT_SEARCH_CONFIGS;
+/** PostgreSQL's configurations that chunks are indexed with. */
+const CONFIGS = ALL_KEYWORD_ANALYSES.filter((a) => !isOwnAnalysis(a));
 
 /** Statistics counted from rows of lexemes, as the database keeps them for a collection. */
 function statisticsOf(rows: ReadonlyArray<readonly string[]>): KeywordStatistics {
   const holding = new Map<string, number>();
   for (const row of rows) for (const l of new Set(row)) holding.set(l, (holding.get(l) ?? 0) + 1);
-  return { chunks: rows.length, chunksByConfig: new Map(), lexemes: rows.reduce((n, r) => n + new Set(r).size, 0), holding };
+  return { chunks: rows.length, chunksByAnalysis: new Map(), lexemes: rows.reduce((n, r) => n + new Set(r).size, 0), holding };
 }
 
 describe('keyword postings: BM25F', () => {
@@ -146,7 +147,7 @@ for (const database of testDatabases()) {
         );
         const statistics: KeywordStatistics = {
           chunks: byRow.length,
-          chunksByConfig: new Map([['english', Math.floor(byRow.length / 2)], ['simple', Math.floor(byRow.length / 4)]]),
+          chunksByAnalysis: new Map([['english', Math.floor(byRow.length / 2)], ['simple', Math.floor(byRow.length / 4)]]),
           lexemes: counted.find((c) => c.lexeme === null)!.n,
           holding: new Map(counted.filter((c) => c.lexeme !== null).map((c) => [c.lexeme!, c.n])),
         };
@@ -154,11 +155,11 @@ for (const database of testDatabases()) {
         for (let q = 0; q < 40; q++) {
           // Words of one to three lexemes (a word's forms), one of them sometimes held by no row;
           // a form made by every configuration, or by some (so counted among fewer chunks).
-          const configs = [undefined, ['english'], ['simple'], ['english', 'simple'], ['french']];
+          const analyses = [undefined, ['english'], ['simple'], ['english', 'simple'], ['french']];
           const words = Array.from({ length: 1 + (q % 5) }, () =>
             Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
               lexeme: random() < 0.1 ? 'nowhere' : lexemes[Math.floor(random() * lexemes.length)]!,
-              ...(({ configs: configs[Math.floor(random() * configs.length)] }) as { configs?: string[] }),
+              ...(({ analyses: analyses[Math.floor(random() * analyses.length)] }) as { analyses?: string[] }),
             })),
           );
           const ranking = new Bm25Query(words, statistics);
@@ -194,7 +195,7 @@ for (const database of testDatabases()) {
       });
       /** The in-memory answer, and what it claims to equal: the database's BM25F over every row holding a query word. */
       const both = async (query: string, f: ChunkFilter, limit = 20) => {
-        const words = await queryLexemes(db, query, CONFIGS);
+        const words = await queryLexemes(db, query);
         const ranking = await keywordRanking(db, [kb], words);
         const got = await flat.search({ words: lexemesOf(words), ranking, limit, filter: f });
         // Every row holding a query word, ranked by the database's statement.

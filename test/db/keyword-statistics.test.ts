@@ -79,7 +79,7 @@ for (const database of testDatabases()) {
       assert.equal(glacier.holding.get('nowhere'), undefined);
       const both = await keywordStatistics(db, [kbA1, kbA2], ['glacier', 'glaciers']);
       assert.equal(both.chunks, 5);
-      assert.deepEqual(both.chunksByConfig, new Map([['english', 4], ['french', 1]]), 'chunks per configuration of their language');
+      assert.deepEqual(both.chunksByAnalysis, new Map([['english', 4], ['french', 1]]), 'chunks per configuration of their language');
       assert.equal(both.holding.get('glacier'), 4, 'summed over the knowledge bases searched');
       const { rows } = await db.query<{ n: string }>('SELECT sum(length(tsv))::text AS n FROM chunks WHERE knowledge_base_id = ANY($1::uuid[])', [[kbA1, kbA2]]);
       assert.equal(both.lexemes, Number(rows[0]!.n));
@@ -91,7 +91,7 @@ for (const database of testDatabases()) {
       // The API has no knowledge-base deletion; a tenant's or sub-tenant's deletion cascades to them, as here.
       await db.query('DELETE FROM knowledge_bases WHERE id = $1', [kbA2]);
       assert.deepEqual(await drift(), [], 'after deleting a knowledge base');
-      assert.deepEqual(await keywordStatistics(db, [kbA2], ['glacier']), { chunks: 0, chunksByConfig: new Map(), lexemes: 0, holding: new Map() }, 'its rows are gone');
+      assert.deepEqual(await keywordStatistics(db, [kbA2], ['glacier']), { chunks: 0, chunksByAnalysis: new Map(), lexemes: 0, holding: new Map() }, 'its rows are gone');
 
       const admin = client(app.url, TEST_ADMIN_TOKEN);
       const slug = `stats-${Date.now()}`;

@@ -88,18 +88,6 @@ describe('Bulgarian keyword text', () => {
       assert.equal(bulgarianKeywordText('„Книгата“ — «градът»'), ' книг     град ');
     });
 
-    it('is fast: a 1000-character chunk in well under 0.1 ms', () => {
-      const sentence = 'Книгите на учителите в новото училище „Св. Климент“ бяха разгледани от комисията през миналата седмица — резултатите ще бъдат публикувани на 12.05.2024 г. ';
-      const chunk = sentence.repeat(Math.ceil(1000 / sentence.length)).slice(0, 1000);
-      for (let i = 0; i < 2000; i++) bulgarianKeywordText(chunk);
-      const runs = 5000;
-      const cpu = process.cpuUsage();
-      for (let i = 0; i < runs; i++) bulgarianKeywordText(chunk);
-      const { user, system } = process.cpuUsage(cpu);
-      const microseconds = (user + system) / runs;
-      assert.ok(microseconds < 100, `${microseconds.toFixed(1)} µs of CPU per 1000-character chunk`);
-    });
-
     it("gives PostgreSQL's 'simple' configuration the stems as lexemes, split as its parser splits Cyrillic", async () => {
       const db = new PGlite();
       try {
