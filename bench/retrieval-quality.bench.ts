@@ -20,6 +20,10 @@
  * with the default options, and the results must be identical. A fusion variant then costs
  * arithmetic instead of a search per query.
  *
+ * `--feedback` tries pseudo-relevance feedback (core/search/feedback.ts) over a grid of settings
+ * (feedback chunks × terms × the query's weight λ) on the first query set: keyword and fused
+ * nDCG@10 per setting, against none.
+ *
  * `--diagnostics` adds two what-ifs for keyword search: only the pages' own text-search
  * configuration (Lore ORs the lexemes of all of them), and ts_rank_cd (cover density, Lore's ranking
  * until 2026-11) in place of ts_rank, with every query word selecting rows.
@@ -43,6 +47,8 @@
  *          [--seed 1] [--query-sets entries[,heads]] [--variants k,weights,candidates[,chunks] | all | none]
  *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
  *          [--diagnostics] [--match-row-budget N] [--cache .bench/libreoffice]
+ *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
+ *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
  *        npx tsx bench/retrieval-quality.bench.ts --collection manpages [--languages en,de,fr,es,it,nl,ro]
  *          [--queries 300] [--seed 1] [--max-documents 3000] [--check 20] [--match-row-budget N]
  * Six languages with `--variants none` took 8.5 minutes on two shared cores (2026-11-26): ~50 s of
@@ -66,6 +72,7 @@ import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService, searchOptionsFor } from '../core/search/search.service.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { type Bm25Parameters, lexemesOf } from '../core/search/bm25.js';
+import type { FeedbackOptions } from '../core/search/feedback.js';
 import { SqlParams } from '../core/shared/sql-params.js';
 import type { Language } from '../core/translation/translation.schema.js';
 import { type Bm25Peer, bm25Peer } from './bm25-peer.js';
@@ -105,6 +112,10 @@ const { values } = parseArgs({
     check: { type: 'string', default: '20' },
     diagnostics: { type: 'boolean', default: false },
     tune: { type: 'boolean', default: false },
+    feedback: { type: 'boolean', default: false },
+    'feedback-documents': { type: 'string', default: '5,10' },
+    'feedback-terms': { type: 'string', default: '10,20' },
+    'feedback-weight': { type: 'string', default: '0.5,0.7' },
     'tune-k1': { type: 'string', default: '0.9,1.2,1.6' },
     'tune-b': { type: 'string', default: '0.3,0.5,0.75,0.9' },
     'tune-title': { type: 'string', default: '1,2,4' },
@@ -156,8 +167,8 @@ const variantGroups = new Set(
 );
 // Fusion variants, chunk sizes and the ranking what-ifs are there to choose settings: choosing
 // them on the held-back collection would make it one more tuning set.
-if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune)) {
-  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics or --tune');
+if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback)) {
+  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune or --feedback');
 }
 const chunkLanguages = variantGroups.has('chunks') ? list(values['chunk-languages']).filter((l) => languages.includes(l)) : [];
 const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s));
@@ -559,6 +570,34 @@ async function tune(target: Ingested, queries: RetrievalQuery[], language: strin
   tuned.set(language, byLabel);
 }
 
+/** `--feedback`: pseudo-relevance feedback settings tried on the first query set, after none (the baseline). */
+const FEEDBACK_GRID: Array<FeedbackOptions | null> = [
+  null,
+  ...numbers('feedback-documents', values['feedback-documents']).flatMap((documents) =>
+    numbers('feedback-terms', values['feedback-terms']).flatMap((terms) =>
+      numbers('feedback-weight', values['feedback-weight']).map((queryWeight) => ({ documents, terms, queryWeight })),
+    ),
+  ),
+];
+const feedbackLabel = (f: FeedbackOptions | null) => (f ? `${f.documents} chunks, ${f.terms} terms, λ ${f.queryWeight}` : 'none');
+/** Per language, per FEEDBACK_GRID setting (by label): keyword and fused (product fusion) nDCG@10 per query. */
+const feedbackScores = new Map<string, Map<string, { keyword: number[]; fused: number[] }>>();
+
+async function tryFeedback(target: Ingested, queries: RetrievalQuery[], language: string, retrieved: Candidates[]): Promise<void> {
+  const byLabel = new Map<string, { keyword: number[]; fused: number[] }>();
+  for (const feedback of FEEDBACK_GRID) {
+    const search = target.search({ ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword', feedback, minCandidates: MAX_CANDIDATES, candidateFactor: 1 });
+    const candidates: Candidates[] = [];
+    for (const [i, q] of queries.entries()) {
+      const keyword = chunkIds((await search.query(target.ctx, request(target, q.query, MAX_CANDIDATES))).results, target);
+      candidates.push({ ...retrieved[i]!, keyword });
+    }
+    const base = { candidates, queries, pageOfChunk: target.pageOfChunk };
+    byLabel.set(feedbackLabel(feedback), { keyword: score(base, (c) => c.keyword).ndcg, fused: score(base, (c) => fuse(c, PRODUCT_OPTIONS)).ndcg });
+  }
+  feedbackScores.set(language, byLabel);
+}
+
 async function run(help: BenchCollection, chunkTarget: number, sets: BenchQuerySet[]): Promise<LanguageRun> {
   const target = await ingest(help, chunkTarget);
   try {
@@ -578,6 +617,7 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
       const { queries, eligible } = help.sample(set, new Set(target.pageOfDocument.values()));
       const retrieved = await retrieve(target, peers, help.language, queries);
       if (values.tune && set === sets[0] && chunkTarget === DEFAULT_CHUNK_TARGET) await tune(target, queries, help.language);
+      if (values.feedback && set === sets[0] && chunkTarget === DEFAULT_CHUNK_TARGET) await tryFeedback(target, queries, help.language, retrieved.candidates);
       const base = { candidates: retrieved.candidates, queries, pageOfChunk: target.pageOfChunk };
       const modes = Object.fromEntries(SYSTEMS.map((m) => [m, score(base, rankOf(m))])) as Record<System, PerQuery>;
       const english = englishQueries[set];
@@ -771,6 +811,25 @@ if (tuned.size) {
     return [l, label, fmt(mean(scores)), fmt(mean(tuned.get(l)!.get(current)!)), fmt(pairedStandardError(tuned.get(l)!.get(current)!, scores), 3)];
   });
   printTable('Best setting per language (nDCG@10; against the setting in use, with the standard error of the difference)', ['language', 'best', 'nDCG@10', 'in use', 'SE'], best);
+}
+
+if (feedbackScores.size) {
+  const tried = [...feedbackScores.keys()];
+  const baseline = feedbackLabel(null);
+  for (const side of ['keyword', 'fused'] as const) {
+    printTable(
+      `Pseudo-relevance feedback (--feedback; ${side} nDCG@10 on ${querySets[0]}, the same queries; the first search's best chunk kept first; ` +
+        'SE: standard error of the mean difference from none)',
+      ['setting', ...tried, 'mean', 'SE'],
+      FEEDBACK_GRID.map((f) => {
+        const label = feedbackLabel(f);
+        const perLanguage = tried.map((l) => mean(feedbackScores.get(l)!.get(label)![side]));
+        const all = tried.flatMap((l) => feedbackScores.get(l)!.get(label)![side]);
+        const none = tried.flatMap((l) => feedbackScores.get(l)!.get(baseline)![side]);
+        return [label, ...perLanguage.map((x) => fmt(x)), fmt(mean(perLanguage)), f ? fmt(pairedStandardError(none, all), 3) : '-'];
+      }),
+    );
+  }
 }
 
 // Last, so a run's headline figures are at the end of its log.

@@ -84,7 +84,10 @@ export function lexemesOf(words: ReadonlyArray<WordForms>): string[][] {
   return words.map((forms) => forms.map((f) => f.lexeme));
 }
 
-/** One query lexeme with its word (position among the query's words) and inverse document frequency. */
+/**
+ * One query lexeme with its word (position among the query's words) and inverse document
+ * frequency, times the word's weight when the query weighs its words (pseudo-relevance feedback).
+ */
 export interface ScoredLexeme {
   lexeme: string;
   word: number;
@@ -104,7 +107,13 @@ export class Bm25Query {
   /** b / averageLength. */
   readonly lengthFactor: number;
 
-  constructor(words: ReadonlyArray<WordForms>, statistics: KeywordStatistics, parameters: Bm25Parameters = BM25_PARAMETERS) {
+  /** `weights`: each word's weight, by position (absent: 1 each); a chunk's score sums weight × the word's BM25F. */
+  constructor(
+    words: ReadonlyArray<WordForms>,
+    statistics: KeywordStatistics,
+    parameters: Bm25Parameters = BM25_PARAMETERS,
+    weights?: readonly number[],
+  ) {
     const n = statistics.chunks;
     const seen = new Set<string>();
     this.lexemes = words.flatMap((forms, word) =>
@@ -116,7 +125,7 @@ export class Bm25Query {
         // A lexeme other words make in other configurations may be held by more chunks than could
         // hold it as this word's form: then it is as common as it can be.
         const could = analyses ? Math.max(holding, analyses.reduce((sum, c) => sum + (statistics.chunksByAnalysis.get(c) ?? 0), 0)) : n;
-        return [{ lexeme, word, idf: Math.log(1 + (could - holding + 0.5) / (holding + 0.5)) }];
+        return [{ lexeme, word, idf: (weights?.[word] ?? 1) * Math.log(1 + (could - holding + 0.5) / (holding + 0.5)) }];
       }),
     );
     this.k1 = parameters.k1;

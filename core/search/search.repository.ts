@@ -73,8 +73,9 @@ export async function keywordRanking(
   collectionIds: readonly string[],
   words: ReadonlyArray<WordForms>,
   parameters: Bm25Parameters = BM25_PARAMETERS,
+  weights?: readonly number[],
 ): Promise<Bm25Query> {
-  return new Bm25Query(words, await keywordStatistics(db, collectionIds, lexemesOf(words).flat()), parameters);
+  return new Bm25Query(words, await keywordStatistics(db, collectionIds, lexemesOf(words).flat()), parameters, weights);
 }
 
 export interface ChunkDetail {
@@ -122,4 +123,31 @@ export async function corpusChunkDetails(db: Queryable, corpusIds: string[], ids
     [ids, corpusIds],
   );
   return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** A chunk's language and tsvector (as text), for pseudo-relevance feedback. */
+export interface ChunkLexemes {
+  language: string | null;
+  tsv: string;
+}
+
+/**
+ * The language and tsvector of tenant chunks (re-checked against the tenant) and of corpus chunks
+ * (against the corpora the query may search), by id.
+ */
+export async function chunkLexemes(
+  db: Queryable,
+  scope: Scope,
+  ids: readonly string[],
+  corpusIds: readonly string[],
+  corpusChunkIds: readonly string[],
+): Promise<Map<string, ChunkLexemes>> {
+  if (!ids.length && !corpusChunkIds.length) return new Map();
+  const { rows } = await db.query<ChunkLexemes & { id: string }>(
+    `SELECT c.id, c.language, c.tsv::text AS tsv FROM chunks c WHERE c.id = ANY($1::uuid[]) AND ${scopeSql('c', 4)}
+     UNION ALL
+     SELECT pc.id, pc.language, pc.tsv::text FROM platform_chunks pc WHERE pc.id = ANY($2::uuid[]) AND pc.corpus_id = ANY($3::uuid[])`,
+    [ids, corpusChunkIds, corpusIds, ...scopeParams(scope)],
+  );
+  return new Map(rows.map((r) => [r.id, { language: r.language, tsv: r.tsv }]));
 }

@@ -14,7 +14,10 @@ import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { chunkDetails, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes } from './search.repository.js';
+import { chunkDetails, chunkLexemes, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes } from './search.repository.js';
+import { type FeedbackOptions, expandQuery } from './feedback.js';
+import { keywordAnalysis } from './text-search-config.js';
+import { tsvectorOccurrences } from '../db/tsvector.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 
 export interface SearchOptions {
@@ -23,6 +26,8 @@ export interface SearchOptions {
   /** The keyword ranking's parameters (BM25_PARAMETERS; benchmarks tune them). */
   bm25: Bm25Parameters;
   fusion: FusionOptions;
+  /** Pseudo-relevance feedback for keyword search (core/search/feedback.ts); null: none. */
+  feedback: FeedbackOptions | null;
   /** Each retriever contributes max(minCandidates, candidateFactor × top_k) candidates to fusion. */
   candidateFactor: number;
   minCandidates: number;
@@ -32,6 +37,7 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   mode: 'hybrid',
   bm25: BM25_PARAMETERS,
   fusion: DEFAULT_FUSION,
+  feedback: null,
   candidateFactor: 3,
   minCandidates: 50,
 };
@@ -134,6 +140,7 @@ export class SearchService {
       }
       return vector;
     };
+    const isCorpusChunk = (id: string) => id.startsWith(CORPUS_PREFIX);
     const asCorpusHits = <T extends { chunkId: string }>(hits: T[]): T[] =>
       hits.map((h) => ({ ...h, chunkId: CORPUS_PREFIX + h.chunkId }));
 
@@ -164,14 +171,12 @@ export class SearchService {
         .flat()
         .sort((a, b) => b.similarity - a.similarity)
         .slice(0, limit);
-    const searchKeywords = async () => {
-      const kbIds = kbs.map((kb) => kb.id);
-      const corpusIds = corpora.map((c) => c.id);
-      // Normalised once, by PostgreSQL, for both searches (compounds split against the first searched).
-      const { words, statistics } = await this.queryWords(request.query, kbIds.length ? kbIds : corpusIds);
-      if (!words.length) return [];
+    const kbIds = kbs.map((kb) => kb.id);
+    const corpusIds = corpora.map((c) => c.id);
+    /** One keyword search of these words (weighed), with the statistics of the first side searched. */
+    const keywordPass = async (words: WordForms[], statistics: KeywordStatistics, weights?: readonly number[]) => {
       // Each side ranks with the statistics of what it searches (the knowledge bases; the corpora).
-      const kbRanking = new Bm25Query(words, statistics, this.options.bm25);
+      const kbRanking = new Bm25Query(words, statistics, this.options.bm25, weights);
       const lexemes = lexemesOf(words);
       return [
         ...(kbs.length ? await this.keywords.search({ words: lexemes, ranking: kbRanking, limit, filter: { ...baseFilter, knowledgeBaseIds: kbIds } }) : []),
@@ -179,7 +184,7 @@ export class SearchService {
           ? asCorpusHits(
               await this.keywords.searchCorpora({
                 words: lexemes,
-                ranking: kbs.length ? await keywordRanking(this.db, corpusIds, words, this.options.bm25) : kbRanking,
+                ranking: kbs.length ? await keywordRanking(this.db, corpusIds, words, this.options.bm25, weights) : kbRanking,
                 limit,
                 filter: { ...corpusFilter, corpusIds },
               }),
@@ -188,6 +193,41 @@ export class SearchService {
       ]
         .sort((a, b) => b.rank - a.rank)
         .slice(0, limit);
+    };
+    const searchKeywords = async () => {
+      // Normalised once, by PostgreSQL, for both searches (compounds split against the first searched).
+      const collectionIds = kbIds.length ? kbIds : corpusIds;
+      const { words, statistics } = await this.queryWords(request.query, collectionIds);
+      if (!words.length) return [];
+      const first = await keywordPass(words, statistics);
+      const { feedback } = this.options;
+      if (!feedback || !first.length) return first;
+      // Pseudo-relevance feedback: the query again, expanded by its best chunks' words. The first
+      // search's best chunk stays first, so feedback never costs precision at 1.
+      const best = first.slice(0, feedback.documents);
+      const found = await chunkLexemes(
+        this.db,
+        scope,
+        best.filter((h) => !isCorpusChunk(h.chunkId)).map((h) => h.chunkId),
+        corpusIds,
+        best.filter((h) => isCorpusChunk(h.chunkId)).map((h) => h.chunkId.slice(CORPUS_PREFIX.length)),
+      );
+      const expanded = expandQuery(
+        words,
+        best.flatMap((h) => {
+          const chunk = found.get(isCorpusChunk(h.chunkId) ? h.chunkId.slice(CORPUS_PREFIX.length) : h.chunkId);
+          return chunk ? [{ score: h.rank, analysis: keywordAnalysis(chunk.language), occurrences: tsvectorOccurrences(chunk.tsv) }] : [];
+        }),
+        feedback,
+      );
+      if (!expanded) return first;
+      const second = await keywordPass(
+        expanded.words,
+        await keywordStatistics(this.db, collectionIds, lexemesOf(expanded.words).flat()),
+        expanded.weights,
+      );
+      const top = first[0]!;
+      return [{ ...top, rank: Math.max(top.rank, second[0]?.rank ?? 0) }, ...second.filter((h) => h.chunkId !== top.chunkId)].slice(0, limit);
     };
     // Both at once: the flat index scans on a worker thread (a database index on its own
     // connection) while the keyword search runs in the database or in memory.
@@ -200,7 +240,6 @@ export class SearchService {
       [vectorHits.map((h) => h.chunkId), keywordHits.map((h) => h.chunkId)],
       this.options.fusion,
     ).slice(0, request.top_k);
-    const isCorpusChunk = (id: string) => id.startsWith(CORPUS_PREFIX);
     const details = await chunkDetails(this.db, scopeOf(ctx), fused.filter((f) => !isCorpusChunk(f.id)).map((f) => f.id));
     const corpusDetails = await corpusChunkDetails(
       this.db,

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { DEFAULT_SEARCH_OPTIONS, SearchService } from '../../core/search/search.service.js';
+import { keyContext } from '../../bench/support.js';
+import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
+import { testDatabases } from '../support/databases.js';
+
+for (const database of testDatabases()) {
+  describe(`keyword search with pseudo-relevance feedback [${database.name}]`, () => {
+    let app: TestApp;
+
+    before(async function () {
+      this.timeout(60_000);
+      app = await startTestApp(await database.get());
+    });
+
+    after(async () => {
+      await app?.close();
+    });
+
+    it('finds chunks sharing the best chunks\' words, keeps the best chunk first, and stays within the tenant', async function () {
+      this.timeout(60_000);
+      const t = await createTenant(app, 'standard');
+      const kb = (await client(app.url, t.key)('POST', '/v1/knowledge-bases', { name: 'help' })).body.id as string;
+      const named = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Spooler',
+        content: 'The spooler keeps the printer queue: waiting print jobs, their order and the paper tray each job uses.',
+      });
+      const related = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Waiting jobs',
+        content: 'Jobs waiting in the printer queue can be paused, reordered or cancelled before the paper tray is empty.',
+      });
+      await ingest(app, t.key, { knowledge_base_id: kb, title: 'Fonts', content: 'Fonts are installed per user and embedded in exported documents.' });
+      // Another tenant's chunk shares those words too: never found, nor used as feedback.
+      const other = await createTenant(app, 'standard');
+      const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x' })).body.id as string;
+      await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Queue', content: 'Printer queue jobs waiting for the paper tray.' });
+
+      const { adapters } = app.services;
+      const search = (feedback: typeof DEFAULT_SEARCH_OPTIONS.feedback) =>
+        new SearchService(app.services.db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, {
+          ...DEFAULT_SEARCH_OPTIONS,
+          mode: 'keyword',
+          feedback,
+        });
+      const ctx = await keyContext(app.services, t.key, pino({ level: 'silent' }));
+      const documentsFor = async (service: SearchService) =>
+        (await service.query(ctx, { query: 'spooler', top_k: 5, source_language: 'auto', translate_response: false })).results.map((r) => r.document_id);
+      assert.deepEqual(await documentsFor(search(null)), [named.documentId], 'without feedback, only the chunk holding the word');
+      assert.deepEqual(
+        await documentsFor(search({ documents: 3, terms: 10, queryWeight: 0.5 })),
+        [named.documentId, related.documentId],
+        'with feedback, the chunk sharing its words, after it; not the unrelated one, nor the other tenant\'s',
+      );
+    });
+  });
+}
