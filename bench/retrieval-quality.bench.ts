@@ -61,7 +61,9 @@
  * ingestion and ~10 s of queries (~15 ms per query and retriever) a language, ~6 s to index the
  * BM25 peers. Fusion variants are arithmetic on the lists already fetched; each chunk size is
  * another ingestion per `--chunk-languages` language. The manual pages' seven languages took 5 to
- * 5.5 minutes (2026-11-26), and rendering them the first time about 3 more.
+ * 5.5 minutes (2026-11-26), and rendering them the first time about 3 more. `--cross` with twelve
+ * pairs of 100 queries added 16 minutes (2026-11-26, a loaded machine): an uncached Apertium run
+ * took ~0.5 s, a pair chained through Spanish (or a query translated into two languages) twice that.
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
