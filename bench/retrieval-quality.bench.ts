@@ -33,6 +33,17 @@
  * (PostgresKeywordIndex) with that row budget (MATCH_ROW_BUDGET is 300): about 70 makes these
  * ~7,000-chunk knowledge bases select and narrow rows as a 100k-chunk one does.
  *
+ * `--cross en>es,es>en,…` (help only; issue 21) also measures cross-lingual retrieval: for each pair
+ * A>B, A's queries (drawn as A's own run draws them, the first `--cross-queries` of them) are asked
+ * of B's knowledge base through `QueryService`, Lore's POST /v1/query path, once with the knowledge
+ * base's `query_translation` at `auto` (Lore detects the query's language and translates it with
+ * the configured engine, Apertium unless TRANSLATION_ENGINES says otherwise) and once at `never`. A
+ * query's relevant documents are its pages in B (help pages are parallel across languages: same
+ * id; a query none of whose pages B has is left out). Printed per pair: nDCG@10, MRR@10 and recall@10 fused, keyword and vector with and
+ * without translation, B's same-language figure (B's own queries) and the ratio, and the
+ * translation's cost per query, cold and from the translation cache (bench/cross-lingual.ts).
+ * B must be among `--languages`; A need not be.
+ *
  * `--collection manpages` runs the same measurement on the HELD-BACK collection (bench/manpages.ts):
  * Debian's translated manual pages (manpages-l10n; man-pages for English), each page's NAME
  * description a known-item query for that page. It is for checking only, never for tuning: fusion
@@ -49,13 +60,16 @@
  *          [--diagnostics] [--match-row-budget N] [--cache .bench/libreoffice]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
+ *          [--cross en>es,es>en,… [--cross-queries N (default --queries)]]
  *        npx tsx bench/retrieval-quality.bench.ts --collection manpages [--languages en,de,fr,es,it,nl,ro]
  *          [--queries 300] [--seed 1] [--max-documents 3000] [--check 20] [--match-row-budget N]
  * Six languages with `--variants none` took 8.5 minutes on two shared cores (2026-11-26): ~50 s of
  * ingestion and ~10 s of queries (~15 ms per query and retriever) a language, ~6 s to index the
  * BM25 peers. Fusion variants are arithmetic on the lists already fetched; each chunk size is
  * another ingestion per `--chunk-languages` language. The manual pages' seven languages took 5 to
- * 5.5 minutes (2026-11-26), and rendering them the first time about 3 more.
+ * 5.5 minutes (2026-11-26), and rendering them the first time about 3 more. `--cross` with twelve
+ * pairs of 100 queries added 16 minutes (2026-11-26, a loaded machine): an uncached Apertium run
+ * took ~0.5 s, a pair chained through Spanish (or a query translated into two languages) twice that.
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -73,8 +87,10 @@ import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService, searchOption
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { type Bm25Parameters, lexemesOf } from '../core/search/bm25.js';
 import type { FeedbackOptions } from '../core/search/feedback.js';
+import type { Scope } from '../core/shared/scope.js';
 import { SqlParams } from '../core/shared/sql-params.js';
 import type { Language } from '../core/translation/translation.schema.js';
+import type { Services } from '../runtime/services.js';
 import { type Bm25Peer, bm25Peer } from './bm25-peer.js';
 import {
   type HelpPage,
@@ -87,8 +103,9 @@ import {
   queryOf,
   sampleQueries,
 } from './libreoffice-help.js';
+import { CROSS_MODES, type CrossMode, type CrossPair, type CrossRun, pairLabel, parseCrossPairs, runCrossPair } from './cross-lingual.js';
 import { MAN_PACKAGES, MIN_DESCRIPTION_WORDS, loadManCollection, loadManIndex } from './manpages.js';
-import { ROOT, rankingScore, startBenchLore } from './support.js';
+import { ROOT, median, percentile, rankingScore, startBenchLore } from './support.js';
 
 /** A query's words under these configurations, and their ranking over these knowledge bases. */
 async function rankedWords(db: Database, knowledgeBaseIds: string[], query: string, configs: string[]) {
@@ -120,6 +137,8 @@ const { values } = parseArgs({
     'tune-b': { type: 'string', default: '0.3,0.5,0.75,0.9' },
     'tune-title': { type: 'string', default: '1,2,4' },
     'match-row-budget': { type: 'string' },
+    cross: { type: 'string' },
+    'cross-queries': { type: 'string' },
     cache: { type: 'string' },
   },
   allowPositionals: true,
@@ -170,6 +189,13 @@ const variantGroups = new Set(
 if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback)) {
   throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune or --feedback');
 }
+const crossPairs = values.cross === undefined ? [] : parseCrossPairs(values.cross, Object.keys(HELP_PACKAGES));
+// The manual pages are not parallel across languages (each language has its own page set).
+if (heldBack && crossPairs.length) throw new Error('--cross needs the help collection, whose pages are the same in every language');
+const untargeted = crossPairs.find((p) => !languages.includes(p.target));
+if (untargeted) throw new Error(`--cross ${pairLabel(untargeted)}: ${untargeted.target} must be among --languages (its knowledge base is searched)`);
+/** The first this many of a language's sampled queries are asked across languages: a prefix of its own run's sample. */
+const crossQueryCount = Math.min(queryCount, count('cross-queries', values['cross-queries'] ?? values.queries));
 const chunkLanguages = variantGroups.has('chunks') ? list(values['chunk-languages']).filter((l) => languages.includes(l)) : [];
 const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s));
 const cacheDir = path.resolve(ROOT, values.cache ?? (heldBack ? '.bench/manpages' : '.bench/libreoffice'));
@@ -201,6 +227,9 @@ interface Ingested {
   db: Database;
   search: (options: SearchOptions) => SearchService;
   ctx: RequestContext;
+  /** For `--cross`: the runtime's services (query translation, settings) and the tenant's scope. */
+  services: Services;
+  scope: Scope;
   knowledgeBaseId: string;
   /** Help page id of every Lore document and every chunk. */
   pageOfDocument: Map<string, string>;
@@ -247,6 +276,8 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
       CHUNK_MAX_CHARS: String(Math.max(chunkTargetChars, 2000)),
       KEYWORD_INDEX: process.env.KEYWORD_INDEX,
       WORD_LISTS: process.env.WORD_LISTS,
+      // Unset would also mean Apertium when it is installed (`auto`); named, so --cross measures it.
+      TRANSLATION_ENGINES: process.env.TRANSLATION_ENGINES ?? 'apertium',
     },
     `${collectionName}-${help.language}`,
     silent,
@@ -280,6 +311,8 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
       db,
       search: (options) => new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, options),
       ctx: lore.ctx,
+      services,
+      scope,
       knowledgeBaseId: kb.id,
       pageOfDocument,
       pageOfChunk,
@@ -440,7 +473,7 @@ type PerQuery = Record<Metric, number[]>;
  * Binary-relevance nDCG@10, MRR@10 and recall@10 at document level: chunks map to their page and a
  * page counts at its first (best) rank, as a caller listing matching documents would show them.
  */
-function score(run: { candidates: Candidates[]; queries: RetrievalQuery[]; pageOfChunk: Map<string, string> }, rank: (c: Candidates) => string[]): PerQuery {
+function score<C>(run: { candidates: C[]; queries: RetrievalQuery[]; pageOfChunk: Map<string, string> }, rank: (c: C) => string[]): PerQuery {
   const out: PerQuery = { ndcg: [], mrr: [], recall: [] };
   for (const [i, q] of run.queries.entries()) {
     const pages: string[] = [];
@@ -598,6 +631,70 @@ async function tryFeedback(target: Ingested, queries: RetrievalQuery[], language
   feedbackScores.set(language, byLabel);
 }
 
+/** Each language's collection, loaded once: a language may be ingested and also be a `--cross` source. */
+const collections = new Map<string, Promise<BenchCollection>>();
+function collection(language: string): Promise<BenchCollection> {
+  const loaded = collections.get(language) ?? loadCollection(language);
+  collections.set(language, loaded);
+  return loaded;
+}
+
+/** `--cross`: one pair's figures on one query set. */
+interface CrossResult {
+  pair: CrossPair;
+  set: BenchQuerySet;
+  /** A's queries drawn; `queries` keeps those with a relevant page in B, judged by those pages only. */
+  sampled: number;
+  queries: RetrievalQuery[];
+  run: CrossRun;
+  translated: Record<CrossMode, PerQuery>;
+  untranslated: Record<CrossMode, PerQuery>;
+  translationAlone: PerQuery | undefined;
+  /** B's own queries on B's knowledge base: B's same-language run. */
+  sameLanguage: Record<CrossMode, PerQuery>;
+}
+const crossResults: CrossResult[] = [];
+
+/** Every `--cross` pair into the knowledge base `target` holds, on each query set its own run used. */
+async function measureCross(target: Ingested, language: string, setRuns: SetRun[]): Promise<void> {
+  const pagesHere = new Set(target.pageOfDocument.values());
+  for (const pair of crossPairs.filter((p) => p.target === language)) {
+    const source = await collection(pair.source);
+    for (const own of setRuns) {
+      const started = performance.now();
+      // As the source language's own run draws them: every one of its pages is ingested there.
+      const sampled = source.sample(own.set, new Set(source.pages.map((p) => p.id))).queries.slice(0, crossQueryCount);
+      const queries = sampled
+        .map((q) => ({ query: q.query, relevant: new Set([...q.relevant].filter((page) => pagesHere.has(page))) }))
+        .filter((q) => q.relevant.size > 0);
+      const run = await runCrossPair({ ...target, chunkIds: (results) => chunkIds(results, target) }, pair, queries.map((q) => q.query), {
+        topK: TOP_K,
+        productOptions: PRODUCT_OPTIONS,
+      });
+      const scored = (lists: string[][]) => score({ candidates: lists, queries, pageOfChunk: target.pageOfChunk }, (ids) => ids);
+      const byMode = (lists: Record<CrossMode, string[][]>) => Object.fromEntries(CROSS_MODES.map((m) => [m, scored(lists[m])])) as Record<CrossMode, PerQuery>;
+      const result: CrossResult = {
+        pair,
+        set: own.set,
+        sampled: sampled.length,
+        queries,
+        run,
+        translated: byMode(run.translated),
+        untranslated: byMode(run.untranslated),
+        translationAlone: run.translationAlone && scored(run.translationAlone),
+        sameLanguage: { hybrid: own.modes.hybrid, keyword: own.modes.keyword, vector: own.modes.vector },
+      };
+      crossResults.push(result);
+      console.log(
+        `  ${pairLabel(pair)} (${own.set}): ${queries.length} of ${sampled.length} queries with a relevant page here, ` +
+          `${run.translationMs.cold.filter((ms) => ms !== undefined).length} translated; fused nDCG@10 ` +
+          `${fmt(mean(result.translated.hybrid.ndcg))} with translation, ${fmt(mean(result.untranslated.hybrid.ndcg))} without ` +
+          `(${language}'s own ${fmt(mean(own.modes.hybrid.ndcg))}); ${fmt((performance.now() - started) / 1000, 0)} s`,
+      );
+    }
+  }
+}
+
 async function run(help: BenchCollection, chunkTarget: number, sets: BenchQuerySet[]): Promise<LanguageRun> {
   const target = await ingest(help, chunkTarget);
   try {
@@ -632,6 +729,7 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
         console.log(`  WARNING: local fusion differs from SearchService (hybrid) for: ${retrieved.mismatches.slice(0, 5).join(' | ')}`);
       }
     }
+    if (chunkTarget === DEFAULT_CHUNK_TARGET) await measureCross(target, help.language, setRuns);
     return { language: help.language, chunkTarget, stats: s, peerIndexSeconds, sets: setRuns };
   } finally {
     await target.close();
@@ -645,7 +743,7 @@ const started = performance.now();
 const runs: LanguageRun[] = [];
 const versions = new Set<string>();
 for (const language of languages) {
-  const help = await loadCollection(language);
+  const help = await collection(language);
   versions.add(help.version);
   runs.push(await run(help, DEFAULT_CHUNK_TARGET, querySets));
   if (chunkLanguages.includes(language)) {
@@ -830,6 +928,87 @@ if (feedbackScores.size) {
       }),
     );
   }
+}
+
+/** Issue 21's bar: cross-lingual fused nDCG@10 at least this share of the target language's own, for pairs with an engine. */
+const CROSS_TARGET_RATIO = 0.8;
+const routeLabel = (route: CrossRun['route']): string =>
+  !route ? 'same language' : route.status === 'unavailable' ? 'none' : `${route.engine}${route.pivot ? ` via ${route.pivot}` : ''}${route.status === 'failed' ? ' (probe FAILED)' : ''}`;
+/** Mean, median and 95th percentile of the defined values, in ms; '-' when there are none. */
+function msStats(values: Array<number | undefined>): string[] {
+  const ms = values.filter((x): x is number => x !== undefined);
+  return ms.length ? [fmt(mean(ms), 0), fmt(median(ms), 0), fmt(percentile(ms, 95), 0)] : ['-', '-', '-'];
+}
+
+for (const set of querySets) {
+  const results = crossResults.filter((r) => r.set === set);
+  if (!results.length) continue;
+  const figure = (p: PerQuery | undefined, metric: Metric): string => (p ? fmt(mean(p[metric])) : '-');
+  printTable(
+    `Cross-lingual retrieval (${set}; A>B: A's first ${crossQueryCount} queries on B's knowledge base through QueryService, fused; ` +
+      `"with": query_translation auto, "without": never; "same": B's own queries on B; ratio = with / same, ` +
+      `issue 21 asks ≥ ${CROSS_TARGET_RATIO} for pairs with an engine)`,
+    ['pair', 'engine', 'queries', 'translated', 'nDCG with', 'without', 'same', 'ratio', 'met', 'MRR with', 'without', 'same', 'recall with', 'without', 'same'],
+    results.map((r) => {
+      const ratio = mean(r.translated.hybrid.ndcg) / mean(r.sameLanguage.hybrid.ndcg);
+      const hasEngine = r.run.route !== undefined && r.run.route.status !== 'unavailable';
+      const fused = (metric: Metric) => [figure(r.translated.hybrid, metric), figure(r.untranslated.hybrid, metric), figure(r.sameLanguage.hybrid, metric)];
+      return [
+        pairLabel(r.pair),
+        routeLabel(r.run.route),
+        String(r.queries.length),
+        String(r.run.translationMs.cold.filter((ms) => ms !== undefined).length),
+        ...fused('ndcg'),
+        fmt(ratio, 2),
+        hasEngine ? (ratio >= CROSS_TARGET_RATIO ? 'yes' : 'no') : '-',
+        ...fused('mrr'),
+        ...fused('recall'),
+      ];
+    }),
+  );
+  printTable(
+    `Cross-lingual nDCG@10 by retriever (${set}; with / without translation / B's same-language figure), and a what-if outside Lore's path: ` +
+      `the query translated from its known language and searched alone (fused), without detection and without the untranslated leg`,
+    ['pair', 'keyword with', 'without', 'same', 'vector with', 'without', 'same', 'fused with', 'without', 'same', 'translation alone'],
+    results.map((r) => [
+      pairLabel(r.pair),
+      ...(['keyword', 'vector', 'hybrid'] as const).flatMap((m) => [figure(r.translated[m], 'ndcg'), figure(r.untranslated[m], 'ndcg'), figure(r.sameLanguage[m], 'ndcg')]),
+      figure(r.translationAlone, 'ndcg'),
+    ]),
+  );
+  printTable(
+    `Cross-lingual translation (${set}): what Lore detects and translates into, and the cost per translated query ` +
+      `(Lore's translation_latency_ms: detection and translation), cold (first pass) and from the translation cache (second pass ` +
+      `of the same queries); query ms = QueryService.run, fused`,
+    [
+      'pair',
+      'query detected as',
+      'KB languages',
+      'translated',
+      'cold mean',
+      'p50',
+      'p95',
+      'cached mean',
+      'p50',
+      'p95',
+      'query ms cold',
+      'cached',
+      'without',
+      'changed',
+    ],
+    results.map((r) => [
+      pairLabel(r.pair),
+      [...r.run.detected].sort((a, b) => b[1] - a[1]).map(([language, n]) => `${language} ${n}`).join(', '),
+      r.run.knowledgeBaseLanguages.join(', '),
+      String(r.run.translationMs.cold.filter((ms) => ms !== undefined).length),
+      ...msStats(r.run.translationMs.cold),
+      ...msStats(r.run.translationMs.warm),
+      fmt(mean(r.run.queryMs.cold), 0),
+      fmt(mean(r.run.queryMs.warm), 0),
+      fmt(mean(r.run.queryMs.untranslated), 0),
+      String(r.run.unstable),
+    ]),
+  );
 }
 
 // Last, so a run's headline figures are at the end of its log.
