@@ -24,6 +24,17 @@ type Field = keyof TranslationConfig;
  */
 export const MIN_LANGUAGE_SHARE = 0.1;
 
+/**
+ * What the search of the query as asked weighs against each translation's (1) when the query's
+ * language is none of the searched knowledge bases' languages: it still finds names, numbers and
+ * borrowed terms as they are, but equal weights let it outvote the translation. On the LibreOffice
+ * help, searching only the translation beat the equal-weight fusion for 8 of 9 language pairs with
+ * an engine (`bench/retrieval-quality.bench.ts --cross`; docs/performance.md, "Cross-lingual
+ * retrieval"). Where the query's language is one of theirs, both weigh alike: a minority
+ * language's best match must still rank among the majority's.
+ */
+export const UNTRANSLATED_WEIGHT = 0.5;
+
 /** What applies where nothing is set: translate queries, translate responses when asked, never fail a query over translation. */
 export const INSTANCE_DEFAULT: Required<Omit<TranslationConfig, 'preferred_language'>> = {
   query_translation: 'auto',
@@ -141,7 +152,8 @@ export class QueryTranslationService {
   /**
    * Searches again with the query translated into each language of the searched knowledge bases
    * (their `preferred_language`, else their documents' languages) that differs from the query's,
-   * over those knowledge bases only, and fuses the rankings by reciprocal rank.
+   * over those knowledge bases only, and fuses the rankings by reciprocal rank (the query as asked
+   * weighing less when its language is none of theirs: UNTRANSLATED_WEIGHT).
    */
   private async translateQuery(
     ctx: RequestContext,
@@ -161,13 +173,16 @@ export class QueryTranslationService {
       MIN_LANGUAGE_SHARE,
     );
     const groups = new Map<Language, KnowledgeBaseRow[]>();
+    let queryLanguageIsTheirs = active.length < kbs.length;
     for (const kb of active) {
       const preferred = kbConfig.get(kb.id)!.preferred_language;
       for (const target of preferred ? [preferred] : (detected.get(kb.id) ?? [])) {
         if (target !== language) groups.set(target, [...(groups.get(target) ?? []), kb]);
+        else queryLanguageIsTheirs = true;
       }
     }
     const lists: QueryResultItem[][] = [results];
+    const weights = [queryLanguageIsTheirs ? 1 : UNTRANSLATED_WEIGHT];
     for (const [target, group] of groups) {
       const configs = group.map((kb) => kbConfig.get(kb.id)!);
       const translated = await step.translate([request.query], { source: language, target }, configs);
@@ -178,6 +193,7 @@ export class QueryTranslationService {
         ),
       );
       lists.push(await search({ ...request, query: translated[0]!, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] }));
+      weights.push(1);
     }
     if (lists.length === 1) return results;
     // Tenant chunks are keyed by chunk id; corpus items appear only in the first list (translated searches skip corpora).
@@ -190,7 +206,7 @@ export class QueryTranslationService {
         return key;
       }),
     );
-    return reciprocalRankFusion(rankings, { k: 60, weights: rankings.map(() => 1) })
+    return reciprocalRankFusion(rankings, { k: 60, weights })
       .slice(0, request.top_k)
       .map(({ id, score }) => ({ ...byKey.get(id)!, score }));
   }

@@ -65,6 +65,17 @@ for (const database of testDatabases()) {
       assert.equal(told.body.metadata.translation_config_source, 'instance_default');
     });
 
+    it('weighs the translation above the query as asked when the query’s language is none of the knowledge base’s', async () => {
+      // A Spanish page naming an English band: the English query's words match it as they are.
+      const band = 'El grupo The Kitchen Cats toca en la plaza del pueblo todos los sábados por la noche.';
+      const { api } = await tenantWith([SPANISH[0]!, band]);
+      const res = await query(api, { query: 'The cat sleeps in the kitchen.' });
+      assert.equal(res.status, 200);
+      const contents = res.body.results.map((r: { content: string }) => r.content);
+      assert.deepEqual(contents, [SPANISH[0], band], 'first in the translated search, second in the untranslated one: ahead');
+      assert.ok(res.body.results[0].score > res.body.results[1].score, 'not a tie broken by chunk id');
+    });
+
     it('does not translate into a language that only a few of the knowledge base’s documents are in', async () => {
       const english = Array.from({ length: 10 }, (_, i) => `The library opens at ${i + 8} in the morning and closes late in the evening.`);
       // One Spanish document of eleven (9 %): below the share that makes Spanish a language of the knowledge base.
