@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
 import { WordListDecompounder } from '../../core/adapters/wordlist.decompounder.js';
-import { DEFAULT_SEARCH_OPTIONS, SearchService } from '../../core/search/search.service.js';
-import { keyContext } from '../../bench/support.js';
 import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+import { keywordDocuments } from '../support/keywords.js';
 
 /** A German word list of the parts below (Debian's `wngerman` is the real one; the test writes its own). */
 const WORDS = ['Drucker', 'Warteschlange', 'Tabelle', 'Dokument', 'Vorlage'];
@@ -51,14 +49,7 @@ for (const database of testDatabases()) {
       await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Drucker', content: 'Die Warteschlange des Druckers ist leer und wartet auf neue Aufträge.' });
 
       // Keyword search alone (vector search finds every chunk, compounds included, by their letters).
-      const { adapters } = app.services;
-      const keywordOnly = new SearchService(app.services.db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, {
-        ...DEFAULT_SEARCH_OPTIONS,
-        mode: 'keyword',
-      });
-      const ctx = await keyContext(app.services, t.key, pino({ level: 'silent' }));
-      const documentsFor = async (query: string) =>
-        (await keywordOnly.query(ctx, { query, top_k: 5, source_language: 'auto', translate_response: false })).results.map((r) => r.document_id);
+      const documentsFor = await keywordDocuments(app, t.key);
       assert.deepEqual(await documentsFor('Warteschlange'), [compound.documentId], 'a part finds the compound');
       assert.deepEqual(await documentsFor('Vorlage'), [apart.documentId]);
       assert.deepEqual(await documentsFor('Warteschlange des Druckers'), [compound.documentId], 'the parts, inflected, find it too');

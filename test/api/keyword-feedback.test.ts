@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
-import { DEFAULT_SEARCH_OPTIONS, SearchService } from '../../core/search/search.service.js';
-import { keyContext } from '../../bench/support.js';
 import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+import { keywordDocuments } from '../support/keywords.js';
 
 for (const database of testDatabases()) {
   describe(`keyword search with pseudo-relevance feedback [${database.name}]`, () => {
@@ -38,19 +36,11 @@ for (const database of testDatabases()) {
       const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x' })).body.id as string;
       await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Queue', content: 'Printer queue jobs waiting for the paper tray.' });
 
-      const { adapters } = app.services;
-      const search = (feedback: typeof DEFAULT_SEARCH_OPTIONS.feedback) =>
-        new SearchService(app.services.db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, {
-          ...DEFAULT_SEARCH_OPTIONS,
-          mode: 'keyword',
-          feedback,
-        });
-      const ctx = await keyContext(app.services, t.key, pino({ level: 'silent' }));
-      const documentsFor = async (service: SearchService) =>
-        (await service.query(ctx, { query: 'spooler', top_k: 5, source_language: 'auto', translate_response: false })).results.map((r) => r.document_id);
-      assert.deepEqual(await documentsFor(search(null)), [named.documentId], 'without feedback, only the chunk holding the word');
+      const without = await keywordDocuments(app, t.key, { feedback: null });
+      const withFeedback = await keywordDocuments(app, t.key, { feedback: { documents: 3, terms: 10, queryWeight: 0.5 } });
+      assert.deepEqual(await without('spooler'), [named.documentId], 'without feedback, only the chunk holding the word');
       assert.deepEqual(
-        await documentsFor(search({ documents: 3, terms: 10, queryWeight: 0.5 })),
+        await withFeedback('spooler'),
         [named.documentId, related.documentId],
         'with feedback, the chunk sharing its words, after it; not the unrelated one, nor the other tenant\'s',
       );

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
-import { DEFAULT_SEARCH_OPTIONS, SearchService } from '../../core/search/search.service.js';
-import { keyContext } from '../../bench/support.js';
 import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+import { keywordDocuments } from '../support/keywords.js';
 
 /** French help pages: each holds "fichiers" and "dossier", so those words are common here. */
 const FRENCH = [
@@ -51,19 +49,9 @@ for (const database of testDatabases()) {
       assert.equal(rows.find((r) => r.id === english.documentId)?.language, 'en');
       assert.equal(rows.find((r) => r.id === wanted.documentId)?.language, 'fr');
 
-      const { adapters } = app.services;
-      const keywordOnly = new SearchService(app.services.db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, {
-        ...DEFAULT_SEARCH_OPTIONS,
-        mode: 'keyword',
-      });
-      const ctx = await keyContext(app.services, t.key, pino({ level: 'silent' }));
-      const { results } = await keywordOnly.query(ctx, {
-        query: 'afficher le contenu de la liste des fichiers du dossier',
-        top_k: 3,
-        source_language: 'auto',
-        translate_response: false,
-      });
-      assert.equal(results[0]?.document_id, wanted.documentId, 'the page holding the query\'s words, not the one holding its articles');
+      const documentsFor = await keywordDocuments(app, t.key);
+      const found = await documentsFor('afficher le contenu de la liste des fichiers du dossier', 3);
+      assert.equal(found[0], wanted.documentId, 'the page holding the query\'s words, not the one holding its articles');
       const res = await api('POST', '/v1/query', { query: 'afficher le contenu de la liste des fichiers du dossier', top_k: 3 });
       assert.equal(res.status, 200);
       assert.equal(res.body.results[0].document_id, wanted.documentId, 'the product\'s hybrid search too');
@@ -86,14 +74,7 @@ for (const database of testDatabases()) {
       });
       const { rows } = await app.services.db.query<{ language: string }>('SELECT DISTINCT language FROM chunks WHERE knowledge_base_id = $1', [kb]);
       assert.deepEqual(rows.map((r) => r.language), ['bg']);
-      const { adapters } = app.services;
-      const keywordOnly = new SearchService(app.services.db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, {
-        ...DEFAULT_SEARCH_OPTIONS,
-        mode: 'keyword',
-      });
-      const ctx = await keyContext(app.services, t.key, pino({ level: 'silent' }));
-      const documentsFor = async (query: string) =>
-        (await keywordOnly.query(ctx, { query, top_k: 5, source_language: 'auto', translate_response: false })).results.map((r) => r.document_id);
+      const documentsFor = await keywordDocuments(app, t.key);
       assert.deepEqual(await documentsFor('учител'), [teachers.documentId], 'the singular finds the plural with its article');
       assert.deepEqual(await documentsFor('новото училище'), [teachers.documentId], 'adjective and noun, in other forms');
       assert.deepEqual(await documentsFor('книга'), [books.documentId]);
