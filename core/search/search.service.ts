@@ -6,16 +6,16 @@ import type { Database } from '../db/database.js';
 import { ValidationError, errors } from '../errors.js';
 import { listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
 import type { Embedder } from '../ports/embedder.js';
-import type { KeywordIndex } from '../ports/keyword-index.js';
+import type { KeywordHit, KeywordIndex } from '../ports/keyword-index.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import { isUuid } from '../shared/ids.js';
-import { scopeOf } from '../shared/scope.js';
+import { type Scope, scopeOf } from '../shared/scope.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
 import { chunkDetails, chunkLexemes, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes } from './search.repository.js';
-import { type FeedbackOptions, expandQuery } from './feedback.js';
+import { type ExpandedQuery, type FeedbackOptions, expandQuery } from './feedback.js';
 import { keywordAnalysis } from './text-search-config.js';
 import { tsvectorOccurrences } from '../db/tsvector.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
@@ -70,6 +70,7 @@ export function parseFilters(filters: Record<string, string> | undefined): Parse
 
 /** Platform chunk ids are kept apart from tenant chunk ids while the lists are fused. */
 const CORPUS_PREFIX = 'p:';
+const isCorpusChunk = (id: string) => id.startsWith(CORPUS_PREFIX);
 
 function groupByDimensions(items: Array<{ id: string; dimensions: number }>): Map<number, string[]> {
   const groups = new Map<number, string[]>();
@@ -140,7 +141,6 @@ export class SearchService {
       }
       return vector;
     };
-    const isCorpusChunk = (id: string) => id.startsWith(CORPUS_PREFIX);
     const asCorpusHits = <T extends { chunkId: string }>(hits: T[]): T[] =>
       hits.map((h) => ({ ...h, chunkId: CORPUS_PREFIX + h.chunkId }));
 
@@ -204,22 +204,7 @@ export class SearchService {
       if (!feedback || !first.length) return first;
       // Pseudo-relevance feedback: the query again, expanded by its best chunks' words. The first
       // search's best chunk stays first, so feedback never costs precision at 1.
-      const best = first.slice(0, feedback.documents);
-      const found = await chunkLexemes(
-        this.db,
-        scope,
-        best.filter((h) => !isCorpusChunk(h.chunkId)).map((h) => h.chunkId),
-        corpusIds,
-        best.filter((h) => isCorpusChunk(h.chunkId)).map((h) => h.chunkId.slice(CORPUS_PREFIX.length)),
-      );
-      const expanded = expandQuery(
-        words,
-        best.flatMap((h) => {
-          const chunk = found.get(isCorpusChunk(h.chunkId) ? h.chunkId.slice(CORPUS_PREFIX.length) : h.chunkId);
-          return chunk ? [{ score: h.rank, analysis: keywordAnalysis(chunk.language), occurrences: tsvectorOccurrences(chunk.tsv) }] : [];
-        }),
-        feedback,
-      );
+      const expanded = await this.expandByFeedback(scope, words, first.slice(0, feedback.documents), corpusIds, feedback);
       if (!expanded) return first;
       const second = await keywordPass(
         expanded.words,
@@ -290,6 +275,32 @@ export class SearchService {
     const added = (await queryLexemes(this.db, parts)).filter((forms) => !known.has(key(forms)));
     const all = [...words, ...added];
     return { words: all, statistics: await keywordStatistics(this.db, collectionIds, lexemesOf(all).flat()) };
+  }
+
+  /** The query expanded by the words of its best keyword hits (tenant chunks and corpus chunks alike). */
+  private async expandByFeedback(
+    scope: Scope,
+    words: WordForms[],
+    best: KeywordHit[],
+    corpusIds: string[],
+    feedback: FeedbackOptions,
+  ): Promise<ExpandedQuery | null> {
+    const idOf = (hit: KeywordHit) => (isCorpusChunk(hit.chunkId) ? hit.chunkId.slice(CORPUS_PREFIX.length) : hit.chunkId);
+    const found = await chunkLexemes(
+      this.db,
+      scope,
+      best.filter((h) => !isCorpusChunk(h.chunkId)).map(idOf),
+      corpusIds,
+      best.filter((h) => isCorpusChunk(h.chunkId)).map(idOf),
+    );
+    return expandQuery(
+      words,
+      best.flatMap((hit) => {
+        const chunk = found.get(idOf(hit));
+        return chunk ? [{ score: hit.rank, analysis: keywordAnalysis(chunk.language), occurrences: tsvectorOccurrences(chunk.tsv) }] : [];
+      }),
+      feedback,
+    );
   }
 
   /**
