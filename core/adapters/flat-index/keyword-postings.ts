@@ -31,11 +31,9 @@ export class KeywordPostings {
   private lists = new Map<string, number[]>();
   /** Each row's length (distinct lexemes), by row. */
   private rowLexemes = new Uint32Array(1024);
-  /** Scratch space by row, kept between searches (always zero outside `rank`): sums, a word's best, word marks, selected rows. */
+  /** Scratch space by row, kept between searches (always zero outside `rank`): sums, a word's best. */
   private sums = new Float64Array(0);
   private best = new Float64Array(0);
-  private marks = new Int32Array(0);
-  private chosen = new Uint8Array(0);
 
   /** A copy of the postings, for a snapshot. */
   exportState(): PostingsState {
@@ -109,8 +107,7 @@ export class KeywordPostings {
 
   /**
    * The rows holding any of the query's lexemes, with their BM25F score (`query`), best first (equal
-   * scores: `tieBreak`, ascending), at most `limit`, among the rows `accept`ed and, when `groups`
-   * are given, `selected` by them (see `select`).
+   * scores: `tieBreak`, ascending), at most `limit`, among the rows `accept`ed.
    */
   rank(
     query: Bm25Query,
@@ -118,18 +115,14 @@ export class KeywordPostings {
     limit: number,
     accept: (row: number) => boolean,
     tieBreak: (row: number) => string,
-    groups?: ReadonlyArray<ReadonlyArray<readonly string[]>>,
   ): RankedRow[] {
     if (!query.lexemes.length || limit < 1) return [];
     if (this.sums.length < rows) {
       const size = Math.max(rows, this.sums.length * 2);
       this.sums = new Float64Array(size);
       this.best = new Float64Array(size);
-      this.marks = new Int32Array(size);
-      this.chosen = new Uint8Array(size);
     }
-    const chosenRows = groups ? this.select(groups, rows) : null;
-    const { chosen, sums, best, rowLexemes } = this;
+    const { sums, best, rowLexemes } = this;
     const touched: number[] = [];
     // Word by word, in the query's order: each row adds the best of the word's lexemes it holds.
     const lexemes = query.lexemes;
@@ -143,8 +136,6 @@ export class KeywordPostings {
         for (const entry of list) {
           const row = Math.floor(entry / ENTRY);
           if (row >= rows) break;
-          // Rows the selection left out are not ranked at all (a common word's rows, mostly).
-          if (chosenRows && !chosen[row]) continue;
           const weight = query.weigh(idf, entry % ENTRY, rowLexemes[row]!);
           if (best[row] === 0) wordRows.push(row);
           if (weight > best[row]!) best[row] = weight;
@@ -162,40 +153,7 @@ export class KeywordPostings {
       sums[row] = 0;
       if (accept(row)) top.offer(row, sum);
     }
-    if (chosenRows) for (const row of chosenRows) chosen[row] = 0;
     return top.sorted();
-  }
-
-  /**
-   * Marks in `chosen` the rows holding, for some group, every word of it (a word: any of its
-   * lexemes), and returns them. Groups have at most 31 words.
-   */
-  private select(groups: ReadonlyArray<ReadonlyArray<readonly string[]>>, rows: number): number[] {
-    const { marks, chosen } = this;
-    const chosenRows: number[] = [];
-    for (const group of groups) {
-      if (group.length > 31) throw new Error('a word group of more than 31 words');
-      const every = 2 ** group.length - 1;
-      const marked: number[] = [];
-      group.forEach((word, k) => {
-        for (const lexeme of new Set(word)) {
-          for (const entry of this.lists.get(lexeme) ?? []) {
-            const row = Math.floor(entry / ENTRY);
-            if (row >= rows) break;
-            if (marks[row] === 0) marked.push(row);
-            marks[row]! |= 1 << k;
-          }
-        }
-      });
-      for (const row of marked) {
-        if (marks[row] === every && !chosen[row]) {
-          chosen[row] = 1;
-          chosenRows.push(row);
-        }
-        marks[row] = 0;
-      }
-    }
-    return chosenRows;
   }
 }
 

@@ -449,8 +449,7 @@ export class Segment<O extends Owner> {
 
   /**
    * The `limit` live rows holding any of the query's lexemes, ranked by BM25F as the database's
-   * search ranks them (see KeywordPostings), among those whose owner `accept`s and, when `groups`
-   * are given, that hold every word of one of them (a word: any of its lexemes); equal ranks by
+   * search ranks them (see KeywordPostings), among those whose owner `accept`s; equal ranks by
    * chunk id, as the database search orders them. Nothing when the segment keeps no lexemes.
    */
   keywordHits(
@@ -458,7 +457,6 @@ export class Segment<O extends Owner> {
     limit: number,
     accept: ((owner: O) => boolean) | null,
     labels: readonly string[] = [],
-    groups?: ReadonlyArray<ReadonlyArray<readonly string[]>>,
   ): KeywordHit[] {
     if (!this.postings || !this.live) return [];
     const accepted = this.accepted(accept, labels);
@@ -474,7 +472,6 @@ export class Segment<O extends Owner> {
         return owner !== undefined && (!allowed || allowed.has(owner));
       },
       (row) => chunkIds[row]!,
-      groups,
     );
     return ranked.map((r) => ({ chunkId: chunkIds[r.row]!, rank: r.rank }));
   }
