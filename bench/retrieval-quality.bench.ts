@@ -78,7 +78,7 @@ import { pino } from 'pino';
 import type { RequestContext } from '../core/context.js';
 import type { Database } from '../core/db/database.js';
 import { LexemeFrequencies, PostgresKeywordIndex, keywordSearch } from '../core/adapters/postgres.keyword-index.js';
-import { ALL_KEYWORD_ANALYSES, KEYWORD_ANALYSIS, isOwnAnalysis } from '../core/search/text-search-config.js';
+import { KEYWORD_ANALYSIS, postgresConfigs } from '../core/search/text-search-config.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, reciprocalRankFusion } from '../core/search/fusion.js';
 import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
@@ -354,7 +354,7 @@ interface Candidates {
 async function keywordSearchCoverDensity(db: Database, filter: ChunkFilter, query: string, limit: number): Promise<string[]> {
   const p = new SqlParams();
   const q = p.add(query);
-  const configs = p.add(ALL_KEYWORD_ANALYSES.filter((a) => !isOwnAnalysis(a)));
+  const configs = p.add(postgresConfigs());
   const where = chunkFilterSql(filter, p);
   const { rows } = await db.query<{ id: string }>(
     `WITH q AS (

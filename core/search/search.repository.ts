@@ -1,7 +1,7 @@
 import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
-import { ALL_KEYWORD_ANALYSES, isOwnAnalysis, keywordAnalysis, ownAnalysisLexeme } from './text-search-config.js';
+import { ALL_KEYWORD_ANALYSES, isOwnAnalysis, keywordAnalysis, ownAnalysisLexeme, postgresConfigs } from './text-search-config.js';
 import { queryLexemesSql } from './search-sql.js';
 
 /**
@@ -11,7 +11,7 @@ import { queryLexemesSql } from './search-sql.js';
  * escape); a word left with none is dropped.
  */
 export async function queryLexemes(db: Queryable, query: string, analyses: readonly string[] = ALL_KEYWORD_ANALYSES): Promise<WordForms[]> {
-  const configs = analyses.filter((a) => !isOwnAnalysis(a));
+  const configs = postgresConfigs(analyses);
   const { rows } = await db.query<Record<string, string[]> & { w: string }>(queryLexemesSql(configs), [query]);
   return rows
     .map((row) => {

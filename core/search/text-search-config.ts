@@ -53,6 +53,11 @@ export function textSearchConfig(language: string | null): string {
 /** Every analysis chunks are indexed with: a query, whose language is not known, is normalised with each. */
 export const ALL_KEYWORD_ANALYSES: readonly string[] = [...new Set([...Object.values(KEYWORD_ANALYSIS), 'simple'])];
 
+/** PostgreSQL's configurations among `analyses` (Lore's own left out). */
+export function postgresConfigs(analyses: readonly string[] = ALL_KEYWORD_ANALYSES): string[] {
+  return analyses.filter((a) => !isOwnAnalysis(a));
+}
+
 /**
  * What keyword search indexes of a chunk's (or its title's) text, before its configuration: a
  * Bulgarian text's stems without its stop words; a German or Dutch text with the parts of its

@@ -10,7 +10,7 @@ import { tsvectorOccurrences } from '../../core/db/tsvector.js';
 import { type ChunkFilter, chunkFilterSql } from '../../core/search/chunk-filter.js';
 import { BM25_PARAMETERS, Bm25Query, type KeywordStatistics, lexemesOf, occurrences } from '../../core/search/bm25.js';
 import { type KeywordTable, anyOf, rankedKeywordSql } from '../../core/search/search-sql.js';
-import { ALL_KEYWORD_ANALYSES, isOwnAnalysis } from '../../core/search/text-search-config.js';
+import { postgresConfigs } from '../../core/search/text-search-config.js';
 import { wordForms } from '../support/keywords.js';
 import { keywordRanking, queryLexemes } from '../../core/search/search.repository.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
@@ -20,7 +20,7 @@ import { testDatabases } from '../support/databases.js';
 
 const silent = pino({ level: 'silent' });
 /** PostgreSQL's configurations that chunks are indexed with. */
-const CONFIGS = ALL_KEYWORD_ANALYSES.filter((a) => !isOwnAnalysis(a));
+const CONFIGS = postgresConfigs();
 
 /** Statistics counted from rows of lexemes, as the database keeps them for a collection. */
 function statisticsOf(rows: ReadonlyArray<readonly string[]>): KeywordStatistics {
