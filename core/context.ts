@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { PlanId } from './plans.js';
+import type { TranslationConfig } from './translation/translation.schema.js';
 
 export const ROLES = ['read', 'write', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -33,6 +34,8 @@ export interface TenantSnapshot {
   queryRateLimitPerMin: number;
   /** Queries per minute allowed to one end user (X-User-Id) of the tenant's own keys. */
   perUserRateLimitPerMin: number;
+  /** The tenant's translation settings (query translation reads them). */
+  translationConfig: TranslationConfig;
 }
 
 /** The limits of the sub-tenant a key is scoped to, as authentication loaded them. */
@@ -42,6 +45,8 @@ export interface SubTenantSnapshot {
   perUserRateLimitPerMin: number | null;
   /** Past this many queries in a period the sub-tenant's queries get 402 quota_exhausted. */
   includedQueriesPerPeriod: number | null;
+  /** The sub-tenant's translation settings. */
+  translationConfig: TranslationConfig;
 }
 
 export interface RequestContext {

@@ -6,7 +6,7 @@ import type { PortalAccountService } from '../../core/portal/portal-account.serv
 import { CSRF_HEADER, SESSION_COOKIE, readCookie } from '../portal/cookies.js';
 import { errors } from '../../core/errors.js';
 import { DPA_HEADER, DPA_HEADER_VALUE, type DpaService } from '../../core/dpa/dpa.service.js';
-import type { AuthenticatedKeyRow } from '../../core/keys/api-key.repository.js';
+import type { CredentialTenantRow } from '../../core/tenants/tenant.repository.js';
 import type { ApiKeyService } from '../../core/keys/api-key.service.js';
 import { DEFAULT_PER_USER_RATE_LIMIT_PER_MIN, limitsFor } from '../../core/plans.js';
 
@@ -59,21 +59,6 @@ export function sameSecret(presented: string | undefined, expected: string): boo
   return presented !== undefined && timingSafeEqual(digest(presented), digest(expected));
 }
 
-/** The tenant and sub-tenant columns authentication loads with a credential (API key or OAuth token). */
-export type CredentialTenantRow = Pick<
-  AuthenticatedKeyRow,
-  | 'tenant_id'
-  | 'sub_tenant_id'
-  | 'plan'
-  | 'status'
-  | 'dpa_accepted_version'
-  | 'limit_overrides'
-  | 'per_user_rate_limit_per_min'
-  | 'sub_query_rate_limit_per_min'
-  | 'sub_per_user_rate_limit_per_min'
-  | 'sub_included_queries_per_period'
->;
-
 /** The tenant part of a request context, shared by the API-key guard and the MCP endpoint. */
 export function tenantContext(row: CredentialTenantRow): Pick<RequestContext, 'tenant' | 'subTenant' | 'tenantId' | 'subTenantId'> {
   return {
@@ -84,6 +69,7 @@ export function tenantContext(row: CredentialTenantRow): Pick<RequestContext, 't
       dpaAcceptedVersion: row.dpa_accepted_version,
       queryRateLimitPerMin: limitsFor(row.plan, row.limit_overrides).queryRateLimitPerMin,
       perUserRateLimitPerMin: row.per_user_rate_limit_per_min ?? DEFAULT_PER_USER_RATE_LIMIT_PER_MIN,
+      translationConfig: row.translation_config,
     },
     subTenant: row.sub_tenant_id
       ? {
@@ -91,6 +77,7 @@ export function tenantContext(row: CredentialTenantRow): Pick<RequestContext, 't
           queryRateLimitPerMin: row.sub_query_rate_limit_per_min,
           perUserRateLimitPerMin: row.sub_per_user_rate_limit_per_min,
           includedQueriesPerPeriod: row.sub_included_queries_per_period === null ? null : Number(row.sub_included_queries_per_period),
+          translationConfig: row.sub_translation_config ?? {},
         }
       : null,
     tenantId: row.tenant_id,

@@ -1,6 +1,6 @@
 import type { Role } from '../context.js';
 import type { Queryable } from '../db/database.js';
-import type { LimitOverrides, PlanId } from '../plans.js';
+import { CREDENTIAL_TENANT_COLUMNS, type CredentialTenantRow } from '../tenants/tenant.repository.js';
 import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
 
 export interface ApiKeyRow {
@@ -14,20 +14,10 @@ export interface ApiKeyRow {
   last_used_at: Date | null;
 }
 
-export interface AuthenticatedKeyRow {
+export interface AuthenticatedKeyRow extends CredentialTenantRow {
   id: string;
   key_hash: string;
-  tenant_id: string;
-  sub_tenant_id: string | null;
   role: Role;
-  plan: PlanId;
-  status: 'active' | 'suspended';
-  dpa_accepted_version: number | null;
-  limit_overrides: LimitOverrides;
-  per_user_rate_limit_per_min: number | null;
-  sub_query_rate_limit_per_min: number | null;
-  sub_per_user_rate_limit_per_min: number | null;
-  sub_included_queries_per_period: number | null;
 }
 
 const COLUMNS = 'id, tenant_id, sub_tenant_id, name, role, key_hint, created_at, last_used_at';
@@ -52,11 +42,7 @@ export async function insertApiKey(
 export async function authenticateKeyHash(db: Queryable, keyHash: string): Promise<AuthenticatedKeyRow | undefined> {
   const { rows } = await db.query<AuthenticatedKeyRow>(
     `WITH k AS (
-       SELECT k.id, k.key_hash, k.tenant_id, k.sub_tenant_id, k.role, k.last_used_at, t.plan, t.status,
-              t.dpa_accepted_version, t.limit_overrides, t.per_user_rate_limit_per_min,
-              s.query_rate_limit_per_min AS sub_query_rate_limit_per_min,
-              s.per_user_rate_limit_per_min AS sub_per_user_rate_limit_per_min,
-              s.included_queries_per_period AS sub_included_queries_per_period
+       SELECT k.id, k.key_hash, k.tenant_id, k.sub_tenant_id, k.role, k.last_used_at, ${CREDENTIAL_TENANT_COLUMNS}
        FROM api_keys k JOIN tenants t ON t.id = k.tenant_id LEFT JOIN sub_tenants s ON s.id = k.sub_tenant_id
        WHERE k.key_hash = $1 AND k.revoked_at IS NULL
      ), touched AS (
@@ -64,9 +50,7 @@ export async function authenticateKeyHash(db: Queryable, keyHash: string): Promi
        WHERE id = (SELECT id FROM k)
          AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')
      )
-     SELECT id, key_hash, tenant_id, sub_tenant_id, role, plan, status, dpa_accepted_version, limit_overrides,
-            per_user_rate_limit_per_min, sub_query_rate_limit_per_min, sub_per_user_rate_limit_per_min,
-            sub_included_queries_per_period FROM k`,
+     SELECT * FROM k`,
     [keyHash],
   );
   return rows[0];

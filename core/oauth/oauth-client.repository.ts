@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import type { Scope } from '../shared/scope.js';
-import type { LimitOverrides, PlanId } from '../plans.js';
+import { CREDENTIAL_TENANT_COLUMNS, type CredentialTenantRow } from '../tenants/tenant.repository.js';
 import type { OAuthScope } from './oauth.schema.js';
 
 export interface OAuthClientRow {
@@ -18,29 +18,10 @@ export interface OAuthClientSecretRow extends OAuthClientRow {
   secret_hash: string;
 }
 
-/**
- * The tenant (and sub-tenant) a credential acts for, with what a request context needs: the same
- * columns API-key authentication loads, so both paths build identical contexts.
- */
-export interface TenantPrincipalRow {
-  tenant_id: string;
-  sub_tenant_id: string | null;
-  plan: PlanId;
-  status: 'active' | 'suspended';
-  dpa_accepted_version: number | null;
-  limit_overrides: LimitOverrides;
-  per_user_rate_limit_per_min: number | null;
-  sub_query_rate_limit_per_min: number | null;
-  sub_per_user_rate_limit_per_min: number | null;
-  sub_included_queries_per_period: number | null;
-}
+/** The tenant (and sub-tenant) an OAuth client or token acts for, as every credential lookup loads them. */
+export type TenantPrincipalRow = CredentialTenantRow;
 
 const COLUMNS = 'c.id, c.tenant_id, c.sub_tenant_id, c.name, c.scopes, c.registered_by, c.created_at, c.last_used_at';
-
-const TENANT_COLUMNS = `t.plan, t.status, t.dpa_accepted_version, t.limit_overrides, t.per_user_rate_limit_per_min,
-  s.query_rate_limit_per_min AS sub_query_rate_limit_per_min,
-  s.per_user_rate_limit_per_min AS sub_per_user_rate_limit_per_min,
-  s.included_queries_per_period AS sub_included_queries_per_period`;
 
 export async function insertOAuthClient(
   db: Queryable,
@@ -160,7 +141,7 @@ export async function findClientPrincipal(
   jti: string,
 ): Promise<(TenantPrincipalRow & { client_id: string; token_revoked: boolean }) | undefined> {
   const { rows } = await db.query<TenantPrincipalRow & { client_id: string; token_revoked: boolean }>(
-    `SELECT c.id AS client_id, c.tenant_id, c.sub_tenant_id, ${TENANT_COLUMNS},
+    `SELECT c.id AS client_id, c.tenant_id, c.sub_tenant_id, ${CREDENTIAL_TENANT_COLUMNS},
             EXISTS (SELECT 1 FROM oauth_revoked_tokens r WHERE r.jti = $2) AS token_revoked
      FROM oauth_clients c
      JOIN tenants t ON t.id = c.tenant_id
@@ -181,7 +162,7 @@ export async function findTenantPrincipal(
   jti: string,
 ): Promise<(TenantPrincipalRow & { token_revoked: boolean }) | undefined> {
   const { rows } = await db.query<TenantPrincipalRow & { token_revoked: boolean }>(
-    `SELECT t.id AS tenant_id, s.id AS sub_tenant_id, ${TENANT_COLUMNS},
+    `SELECT t.id AS tenant_id, s.id AS sub_tenant_id, ${CREDENTIAL_TENANT_COLUMNS},
             EXISTS (SELECT 1 FROM oauth_revoked_tokens r WHERE r.jti = $3) AS token_revoked
      FROM tenants t
      LEFT JOIN sub_tenants s ON s.id = $2::uuid AND s.tenant_id = t.id

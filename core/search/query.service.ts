@@ -51,7 +51,7 @@ export class QueryService {
     try {
       answer = await this.translation.run(ctx, request, plan, async (r) => {
         searches++;
-        return (await this.search.query(ctx, r)).results;
+        return this.search.query(ctx, r);
       });
     } catch (err) {
       await reservation.release();

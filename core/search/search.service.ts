@@ -4,7 +4,7 @@ import { corpusNotAvailableOnPlan, duaNotAccepted, isSearchable } from '../corpo
 import { type TenantCorpusRow, corporaOfTenant } from '../corpora/corpus.repository.js';
 import type { Database } from '../db/database.js';
 import { ValidationError, errors } from '../errors.js';
-import { listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
+import { type KnowledgeBaseRow, listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { KeywordHit, KeywordIndex } from '../ports/keyword-index.js';
 import type { VectorIndex } from '../ports/vector-index.js';
@@ -45,6 +45,12 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
 /** The product's options for this embedder: the defaults, with the fusion measured for it if any. */
 export function searchOptionsFor(embedder: Embedder): SearchOptions {
   return { ...DEFAULT_SEARCH_OPTIONS, fusion: embedder.fusion ?? DEFAULT_FUSION };
+}
+
+/** A search's results, best first, and the knowledge bases it searched (the caller's, as the request named them). */
+export interface SearchAnswer {
+  results: QueryResultItem[];
+  knowledgeBases: KnowledgeBaseRow[];
 }
 
 export type ParsedFilters = Pick<ChunkFilter, 'tags' | 'createdAfter' | 'createdBefore' | 'titleContains'>;
@@ -112,11 +118,11 @@ export class SearchService {
   }
 
   /** Retrieval only: no quotas and no metering (QueryService adds those around it). */
-  async query(ctx: RequestContext, request: QueryRequest): Promise<{ results: QueryResultItem[] }> {
-    return { results: await this.search(ctx, request, this.validate(request)) };
+  query(ctx: RequestContext, request: QueryRequest): Promise<SearchAnswer> {
+    return this.search(ctx, request, this.validate(request));
   }
 
-  private async search(ctx: RequestContext, request: QueryRequest, filters: ParsedFilters): Promise<QueryResultItem[]> {
+  private async search(ctx: RequestContext, request: QueryRequest, filters: ParsedFilters): Promise<SearchAnswer> {
     const scope = scopeOf(ctx);
     const visible = await listKnowledgeBases(this.db, scope);
     let kbs = visible;
@@ -127,7 +133,7 @@ export class SearchService {
       if (missing !== undefined) throw errors.notFound('knowledge base');
     }
     const corpora = await this.corporaToSearch(ctx, request.corpora);
-    if (!kbs.length && !corpora.length) return [];
+    if (!kbs.length && !corpora.length) return { results: [], knowledgeBases: kbs };
 
     const limit = Math.max(this.options.minCandidates, this.options.candidateFactor * request.top_k);
     const baseFilter = { scope, ...filters };
@@ -252,7 +258,7 @@ export class SearchService {
         document_tags: c.doc_tags,
       });
     }
-    return results;
+    return { results, knowledgeBases: kbs };
   }
 
   /**

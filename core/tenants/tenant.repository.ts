@@ -1,6 +1,37 @@
 import type { Queryable } from '../db/database.js';
+import type { LimitOverrides, PlanId } from '../plans.js';
 import type { Scope } from '../shared/scope.js';
+import type { TranslationConfig } from '../translation/translation.schema.js';
 import type { CreateTenantInput, TenantRecord, UpdateTenantInput } from './tenant.schema.js';
+
+/**
+ * What authentication loads of the tenant and sub-tenant a credential (API key, OAuth client or
+ * token, portal session) acts for: what a request context needs, so that no later step of the
+ * request reads them again. Every credential lookup selects CREDENTIAL_TENANT_COLUMNS (or, without
+ * a sub-tenant, the same names), so every path builds the same context.
+ */
+export interface CredentialTenantRow {
+  tenant_id: string;
+  sub_tenant_id: string | null;
+  plan: PlanId;
+  status: 'active' | 'suspended';
+  dpa_accepted_version: number | null;
+  limit_overrides: LimitOverrides;
+  per_user_rate_limit_per_min: number | null;
+  translation_config: TranslationConfig;
+  sub_query_rate_limit_per_min: number | null;
+  sub_per_user_rate_limit_per_min: number | null;
+  sub_included_queries_per_period: number | null;
+  sub_translation_config: TranslationConfig | null;
+}
+
+/** CredentialTenantRow's columns but the ids, from `tenants t` and `sub_tenants s` (left-joined). */
+export const CREDENTIAL_TENANT_COLUMNS = `t.plan, t.status, t.dpa_accepted_version, t.limit_overrides, t.per_user_rate_limit_per_min,
+  t.translation_config,
+  s.query_rate_limit_per_min AS sub_query_rate_limit_per_min,
+  s.per_user_rate_limit_per_min AS sub_per_user_rate_limit_per_min,
+  s.included_queries_per_period AS sub_included_queries_per_period,
+  s.translation_config AS sub_translation_config`;
 
 const COLUMNS = `id, name, email, plan, status, addons, anonymize_default, translation_config,
   limit_overrides, per_user_rate_limit_per_min, created_at, updated_at`;

@@ -1,13 +1,14 @@
 import type { RequestContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { errors } from '../errors.js';
-import { type KnowledgeBaseRow, listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
+import type { KnowledgeBaseRow } from '../knowledge-bases/knowledge-base.repository.js';
 import { TranslatorError } from '../ports/translator.js';
 import { reciprocalRankFusion } from '../search/fusion.js';
 import type { QueryRequest, QueryResultItem } from '../search/search.schema.js';
+import type { SearchAnswer } from '../search/search.service.js';
 import { scopeOf } from '../shared/scope.js';
 import type { SubTenantService } from '../sub-tenants/sub-tenant.service.js';
-import { documentLanguages, translationConfigs } from './translation.repository.js';
+import { documentLanguages, subTenantTranslationConfigs } from './translation.repository.js';
 import type { Language, TranslationConfig } from './translation.schema.js';
 import { type Translated, type TranslationService, translationUnavailable } from './translation.service.js';
 
@@ -79,7 +80,7 @@ export interface TranslatedQuery {
   metadata?: { translation_config_source: ConfigLevel; translation_latency_ms: number };
 }
 
-export type Search = (request: QueryRequest) => Promise<QueryResultItem[]>;
+export type Search = (request: QueryRequest) => Promise<SearchAnswer>;
 
 /** The part of a query's translation decided before it is counted: refusals come first. */
 export interface QueryTranslationPlan {
@@ -94,10 +95,12 @@ export interface QueryTranslationPlan {
  * response translation (result content into the query's language, keeping `content_original`).
  */
 export class QueryTranslationService {
+  /** `untranslatedWeight`: UNTRANSLATED_WEIGHT unless a benchmark measures another. */
   constructor(
     private readonly db: Database,
     private readonly translation: TranslationService,
     private readonly subTenants: Pick<SubTenantService, 'userPreferences'>,
+    private readonly untranslatedWeight = UNTRANSLATED_WEIGHT,
   ) {}
 
   /** Refusals that come before the query is counted, and the query's language. */
@@ -111,24 +114,31 @@ export class QueryTranslationService {
     return { language, detectionMs: performance.now() - started };
   }
 
+  /**
+   * Searches (`search`: the query as asked, then each translation), translating as the settings in
+   * effect and the query's language say. A query of no detected language is searched as asked,
+   * and nothing else is read.
+   */
   async run(ctx: RequestContext, request: QueryRequest, plan: QueryTranslationPlan, search: Search): Promise<TranslatedQuery> {
-    const results = await search(request);
-    const scope = scopeOf(ctx);
-    const wanted = request.knowledge_base_ids && new Set(request.knowledge_base_ids);
-    const kbs = (await listKnowledgeBases(this.db, scope)).filter((kb) => !wanted || wanted.has(kb.id));
-    const configs = await translationConfigs(
+    const { results, knowledgeBases: kbs } = await search(request);
+    const { language } = plan;
+    if (!language) return { results };
+    // The tenant's settings and those of the key's sub-tenant came with the credential; other
+    // sub-tenants' only where their knowledge bases are searched (a tenant key over sub-tenants').
+    const subTenantConfigs = await subTenantTranslationConfigs(
       this.db,
-      scope,
-      [...new Set([ctx.subTenantId, ...kbs.map((kb) => kb.sub_tenant_id)].filter((id): id is string => id !== null))],
+      scopeOf(ctx),
+      [...new Set(kbs.map((kb) => kb.sub_tenant_id))].filter((id): id is string => id !== null && id !== ctx.subTenantId),
     );
+    if (ctx.subTenant) subTenantConfigs.set(ctx.subTenant.id, ctx.subTenant.translationConfig);
     const user = await this.subTenants.userPreferences(ctx);
     const layers = (kb: KnowledgeBaseRow | undefined): Array<[ConfigLevel, TranslationConfig | undefined]> => {
       const subTenantId = kb ? kb.sub_tenant_id : ctx.subTenantId;
       return [
         ['user', user],
         ['knowledge_base', kb?.translation_config],
-        ['sub_tenant', subTenantId ? configs.subTenants.get(subTenantId) : undefined],
-        ['tenant', configs.tenant],
+        ['sub_tenant', subTenantId ? subTenantConfigs.get(subTenantId) : undefined],
+        ['tenant', ctx.tenant.translationConfig],
       ];
     };
     const kbConfig = new Map(kbs.map((kb) => [kb.id, resolveConfig(layers(kb))]));
@@ -136,11 +146,8 @@ export class QueryTranslationService {
 
     const step = new Step(ctx, this.translation);
     step.latencyMs += plan.detectionMs;
-    let fused = results;
-    if (plan.language) {
-      fused = await this.translateQuery(ctx, request, plan.language, kbs, kbConfig, results, step, search);
-      fused = await this.translateResponse(ctx, request, plan.language, fused, kbConfig, queryConfig, step);
-    }
+    let fused = await this.translateQuery(ctx, request, language, kbs, kbConfig, results, step, search);
+    fused = await this.translateResponse(ctx, request, language, fused, kbConfig, queryConfig, step);
     if (!step.levels.length) return { results: fused };
     await step.meter();
     return {
@@ -182,7 +189,7 @@ export class QueryTranslationService {
       }
     }
     const lists: QueryResultItem[][] = [results];
-    const weights = [queryLanguageIsTheirs ? 1 : UNTRANSLATED_WEIGHT];
+    const weights = [queryLanguageIsTheirs ? 1 : this.untranslatedWeight];
     for (const [target, group] of groups) {
       const configs = group.map((kb) => kbConfig.get(kb.id)!);
       const translated = await step.translate([request.query], { source: language, target }, configs);
@@ -192,7 +199,7 @@ export class QueryTranslationService {
           mostSpecific([c.sources.query_translation, ...(c.preferred_language ? [c.sources.preferred_language] : [])]),
         ),
       );
-      lists.push(await search({ ...request, query: translated[0]!, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] }));
+      lists.push((await search({ ...request, query: translated[0]!, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] })).results);
       weights.push(1);
     }
     if (lists.length === 1) return results;

@@ -34,7 +34,8 @@ export async function storeTranslations(db: Queryable, scope: Scope, entries: Ar
 
 /**
  * The languages of each knowledge base's indexed documents (as detected at ingestion) that hold at least `minShare` of them
- * (0..1), so a few stray documents do not make a language of the knowledge base.
+ * (0..1), so a few stray documents do not make a language of the knowledge base. Read from the
+ * counters kept with the documents' writes (migration 0019): no statement counts documents.
  */
 export async function documentLanguages(
   db: Queryable,
@@ -46,12 +47,11 @@ export async function documentLanguages(
   if (!knowledgeBaseIds.length) return out;
   const { rows } = await db.query<{ knowledge_base_id: string; language: Language }>(
     `SELECT knowledge_base_id, language FROM (
-       SELECT knowledge_base_id, language, count(*) AS n, sum(count(*)) OVER (PARTITION BY knowledge_base_id) AS total
-       FROM documents
-       WHERE tenant_id = $1 AND knowledge_base_id = ANY($2::uuid[]) AND status = 'ready' AND language IS NOT NULL
-       GROUP BY knowledge_base_id, language
+       SELECT knowledge_base_id, language, documents, sum(documents) OVER (PARTITION BY knowledge_base_id) AS total
+       FROM knowledge_base_languages
+       WHERE tenant_id = $1 AND knowledge_base_id = ANY($2::uuid[])
      ) shares
-     WHERE n >= $3 * total
+     WHERE documents >= $3 * total
      ORDER BY 1, 2`,
     [scope.tenantId, knowledgeBaseIds, minShare],
   );
@@ -59,20 +59,12 @@ export async function documentLanguages(
   return out;
 }
 
-/** The translation settings of a tenant and of some of its sub-tenants. */
-export async function translationConfigs(
-  db: Queryable,
-  scope: Scope,
-  subTenantIds: string[],
-): Promise<{ tenant: TranslationConfig; subTenants: Map<string, TranslationConfig> }> {
-  const { rows } = await db.query<{ id: string; translation_config: TranslationConfig; level: string }>(
-    `SELECT id, translation_config, 'tenant' AS level FROM tenants WHERE id = $1
-     UNION ALL
-     SELECT id, translation_config, 'sub_tenant' FROM sub_tenants WHERE tenant_id = $1 AND id = ANY($2::uuid[])`,
+/** The translation settings of some of the tenant's sub-tenants, by id (none asked: no statement). */
+export async function subTenantTranslationConfigs(db: Queryable, scope: Scope, subTenantIds: string[]): Promise<Map<string, TranslationConfig>> {
+  if (!subTenantIds.length) return new Map();
+  const { rows } = await db.query<{ id: string; translation_config: TranslationConfig }>(
+    `SELECT id, translation_config FROM sub_tenants WHERE tenant_id = $1 AND id = ANY($2::uuid[])`,
     [scope.tenantId, subTenantIds],
   );
-  return {
-    tenant: rows.find((r) => r.level === 'tenant')?.translation_config ?? {},
-    subTenants: new Map(rows.filter((r) => r.level === 'sub_tenant').map((r) => [r.id, r.translation_config])),
-  };
+  return new Map(rows.map((r) => [r.id, r.translation_config]));
 }

@@ -156,6 +156,10 @@ for (const database of testDatabases()) {
       assert.equal(await translatedBy(), null);
       await api('PATCH', `/v1/sub-tenants/${sub.id}`, { translation_config: { response_translation: 'always' } });
       assert.equal(await translatedBy(), 'sub_tenant');
+      // The tenant's own key searching the sub-tenant's knowledge base: the sub-tenant's settings apply to it too.
+      const byTenantKey = await query(api, { ...q, knowledge_base_ids: [kb] });
+      assert.equal(byTenantKey.body.results[0].content_original, SPANISH[0]);
+      assert.equal(byTenantKey.body.metadata.translation_config_source, 'sub_tenant');
       await subApi('PATCH', `/v1/knowledge-bases/${kb}`, { translation_config: { response_translation: 'never' } });
       assert.equal(await translatedBy(), null);
       await subApi('PATCH', `/v1/knowledge-bases/${kb}`, { translation_config: { response_translation: 'on_request' } });
