@@ -87,6 +87,10 @@ export interface CrossRun {
   queryMs: { cold: number[]; warm: number[]; untranslated: number[] };
   /** Queries the warm pass ranked differently from the cold one (the cache should change nothing). */
   unstable: number;
+  /** Fused, with `source_language` set to the pair's source (as a client that knows it would): no detection. */
+  declaredSource: string[][];
+  /** Fused with `auto` again, with each other weight of the untranslated leg (UNTRANSLATED_WEIGHT in the product). */
+  untranslatedWeights: Array<{ weight: number; ranked: string[][] }>;
 }
 
 interface Pass {
@@ -105,20 +109,20 @@ export async function runCrossPair(
   target: CrossTarget,
   pair: CrossPair,
   queries: string[],
-  options: { topK: number; productOptions: SearchOptions },
+  options: { topK: number; productOptions: SearchOptions; untranslatedWeights?: readonly number[] },
 ): Promise<CrossRun> {
   const { services, scope, ctx, knowledgeBaseId } = target;
-  const queryService = (mode: CrossMode) =>
+  const queryService = (mode: CrossMode, untranslatedWeight?: number) =>
     new QueryService(
       target.search({ ...options.productOptions, mode }),
       services.usage,
-      new QueryTranslationService(services.db, services.translation, services.subTenants),
+      new QueryTranslationService(services.db, services.translation, services.subTenants, untranslatedWeight),
       services.adapters.metrics,
     );
-  const pass = async (service: QueryService): Promise<Pass> => {
+  const pass = async (service: QueryService, sourceLanguage: QueryRequest['source_language'] = 'auto'): Promise<Pass> => {
     const out: Pass = { ranked: [], ms: [], translationMs: [] };
     for (const query of queries) {
-      const request: QueryRequest = { query, top_k: options.topK, knowledge_base_ids: [knowledgeBaseId], source_language: 'auto' };
+      const request: QueryRequest = { query, top_k: options.topK, knowledge_base_ids: [knowledgeBaseId], source_language: sourceLanguage };
       const started = performance.now();
       const answer = await service.run(ctx, request);
       out.ms.push(performance.now() - started);
@@ -143,6 +147,9 @@ export async function runCrossPair(
     await setQueryTranslation({ query_translation: 'auto' });
     const cold = await pass(byMode.hybrid);
     const warm = await pass(byMode.hybrid);
+    const declaredSource = (await pass(byMode.hybrid, pair.source)).ranked;
+    const untranslatedWeights = [];
+    for (const weight of options.untranslatedWeights ?? []) untranslatedWeights.push({ weight, ranked: (await pass(queryService('hybrid', weight))).ranked });
     const keyword = await pass(byMode.keyword);
     const vector = await pass(byMode.vector);
     await setQueryTranslation({ query_translation: 'never' });
@@ -163,6 +170,8 @@ export async function runCrossPair(
       translationMs: { cold: cold.translationMs, warm: warm.translationMs },
       queryMs: { cold: cold.ms, warm: warm.ms, untranslated: untranslatedMs },
       unstable: cold.ranked.filter((r, i) => r.join() !== warm.ranked[i]!.join()).length,
+      declaredSource,
+      untranslatedWeights,
     };
   } finally {
     await setQueryTranslation({});

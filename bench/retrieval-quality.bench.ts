@@ -41,7 +41,9 @@
  * query's relevant documents are its pages in B (help pages are parallel across languages: same
  * id; a query none of whose pages B has is left out). Printed per pair: nDCG@10, MRR@10 and recall@10 fused, keyword and vector with and
  * without translation, B's same-language figure (B's own queries) and the ratio, and the
- * translation's cost per query, cold and from the translation cache (bench/cross-lingual.ts).
+ * translation's cost per query, cold and from the translation cache (bench/cross-lingual.ts); and
+ * two what-ifs on Lore's path: the queries with `source_language` set to A (no detection), and, for
+ * each of `--untranslated-weights`, the fusion with that weight of the untranslated leg.
  * B must be among `--languages`; A need not be.
  *
  * `--collection manpages` runs the same measurement on the HELD-BACK collection (bench/manpages.ts):
@@ -60,7 +62,7 @@
  *          [--diagnostics] [--match-row-budget N] [--cache .bench/libreoffice]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
- *          [--cross en>es,es>en,… [--cross-queries N (default --queries)]]
+ *          [--cross en>es,es>en,… [--cross-queries N (default --queries)] [--untranslated-weights 0.25,0]]
  *        npx tsx bench/retrieval-quality.bench.ts --collection manpages [--languages en,de,fr,es,it,nl,ro]
  *          [--queries 300] [--seed 1] [--max-documents 3000] [--check 20] [--match-row-budget N]
  * Six languages with `--variants none` took 8.5 minutes on two shared cores (2026-11-26): ~50 s of
@@ -104,6 +106,7 @@ import {
   sampleQueries,
 } from './libreoffice-help.js';
 import { CROSS_MODES, type CrossMode, type CrossPair, type CrossRun, pairLabel, parseCrossPairs, runCrossPair } from './cross-lingual.js';
+import { UNTRANSLATED_WEIGHT } from '../core/translation/query-translation.service.js';
 import { MAN_PACKAGES, MIN_DESCRIPTION_WORDS, loadManCollection, loadManIndex } from './manpages.js';
 import { ROOT, median, percentile, rankingScore, startBenchLore } from './support.js';
 
@@ -139,6 +142,7 @@ const { values } = parseArgs({
     'match-row-budget': { type: 'string' },
     cross: { type: 'string' },
     'cross-queries': { type: 'string' },
+    'untranslated-weights': { type: 'string', default: '' },
     cache: { type: 'string' },
   },
   allowPositionals: true,
@@ -196,6 +200,11 @@ const untargeted = crossPairs.find((p) => !languages.includes(p.target));
 if (untargeted) throw new Error(`--cross ${pairLabel(untargeted)}: ${untargeted.target} must be among --languages (its knowledge base is searched)`);
 /** The first this many of a language's sampled queries are asked across languages: a prefix of its own run's sample. */
 const crossQueryCount = Math.min(queryCount, count('cross-queries', values['cross-queries'] ?? values.queries));
+const untranslatedWeights = list(values['untranslated-weights']).map((w) => {
+  const weight = Number(w);
+  if (!(weight >= 0 && weight <= 1)) throw new Error(`--untranslated-weights: ${w} is not a weight between 0 and 1`);
+  return weight;
+});
 const chunkLanguages = variantGroups.has('chunks') ? list(values['chunk-languages']).filter((l) => languages.includes(l)) : [];
 const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s));
 const cacheDir = path.resolve(ROOT, values.cache ?? (heldBack ? '.bench/manpages' : '.bench/libreoffice'));
@@ -650,6 +659,9 @@ interface CrossResult {
   translated: Record<CrossMode, PerQuery>;
   untranslated: Record<CrossMode, PerQuery>;
   translationAlone: PerQuery | undefined;
+  /** Fused with `source_language` A, and with each of `--untranslated-weights` (in order). */
+  declaredSource: PerQuery;
+  untranslatedWeights: PerQuery[];
   /** B's own queries on B's knowledge base: B's same-language run. */
   sameLanguage: Record<CrossMode, PerQuery>;
 }
@@ -670,6 +682,7 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
       const run = await runCrossPair({ ...target, chunkIds: (results) => chunkIds(results, target) }, pair, queries.map((q) => q.query), {
         topK: TOP_K,
         productOptions: PRODUCT_OPTIONS,
+        untranslatedWeights,
       });
       const scored = (lists: string[][]) => score({ candidates: lists, queries, pageOfChunk: target.pageOfChunk }, (ids) => ids);
       const byMode = (lists: Record<CrossMode, string[][]>) => Object.fromEntries(CROSS_MODES.map((m) => [m, scored(lists[m])])) as Record<CrossMode, PerQuery>;
@@ -682,6 +695,8 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
         translated: byMode(run.translated),
         untranslated: byMode(run.untranslated),
         translationAlone: run.translationAlone && scored(run.translationAlone),
+        declaredSource: scored(run.declaredSource),
+        untranslatedWeights: run.untranslatedWeights.map(({ ranked }) => scored(ranked)),
         sameLanguage: { hybrid: own.modes.hybrid, keyword: own.modes.keyword, vector: own.modes.vector },
       };
       crossResults.push(result);
@@ -975,6 +990,26 @@ for (const set of querySets) {
       ...(['keyword', 'vector', 'hybrid'] as const).flatMap((m) => [figure(r.translated[m], 'ndcg'), figure(r.untranslated[m], 'ndcg'), figure(r.sameLanguage[m], 'ndcg')]),
       figure(r.translationAlone, 'ndcg'),
     ]),
+  );
+  printTable(
+    `Cross-lingual fused nDCG@10, what-ifs on Lore's path (${set}): the product (source_language auto, the untranslated leg weighing ` +
+      `${UNTRANSLATED_WEIGHT} where the query's language is none of the knowledge base's); source_language set to the queries' language; ` +
+      `and each other weight of the untranslated leg`,
+    ['pair', 'product', 'declared source', ...untranslatedWeights.map((w) => `weight ${w}`)],
+    [
+      ...results.map((r) => [
+        pairLabel(r.pair),
+        figure(r.translated.hybrid, 'ndcg'),
+        figure(r.declaredSource, 'ndcg'),
+        ...r.untranslatedWeights.map((p) => figure(p, 'ndcg')),
+      ]),
+      [
+        'mean',
+        fmt(mean(results.map((r) => mean(r.translated.hybrid.ndcg)))),
+        fmt(mean(results.map((r) => mean(r.declaredSource.ndcg)))),
+        ...untranslatedWeights.map((_, i) => fmt(mean(results.map((r) => mean(r.untranslatedWeights[i]!.ndcg))))),
+      ],
+    ],
   );
   printTable(
     `Cross-lingual translation (${set}): what Lore detects and translates into, and the cost per translated query ` +
