@@ -1,8 +1,7 @@
 import type { Role } from '../context.js';
 import type { Queryable } from '../db/database.js';
-import type { LimitOverrides, PlanId } from '../plans.js';
 import type { Scope } from '../shared/scope.js';
-import type { TranslationConfig } from '../translation/translation.schema.js';
+import type { CredentialTenantRow } from '../tenants/tenant.repository.js';
 
 export interface PortalUserRow {
   id: string;
@@ -109,25 +108,14 @@ export async function insertPortalSession(
 }
 
 /** A live session with what authentication needs about its user and tenant (as an API key's row has). */
-export interface SessionRow {
+/** A portal session with its user and tenant (a portal user acts for the whole tenant: no sub-tenant). */
+export interface SessionRow extends CredentialTenantRow {
   id_hash: string;
   csrf_token: string;
   user_id: string;
   email: string;
   role: Role;
-  tenant_id: string;
   tenant_name: string;
-  plan: PlanId;
-  status: 'active' | 'suspended';
-  dpa_accepted_version: number | null;
-  limit_overrides: LimitOverrides;
-  per_user_rate_limit_per_min: number | null;
-  translation_config: TranslationConfig;
-  sub_tenant_id: null;
-  sub_query_rate_limit_per_min: null;
-  sub_per_user_rate_limit_per_min: null;
-  sub_included_queries_per_period: null;
-  sub_translation_config: null;
 }
 
 /**
