@@ -107,8 +107,7 @@ export async function insertPortalSession(
   );
 }
 
-/** A live session with what authentication needs about its user and tenant (as an API key's row has). */
-/** A portal session with its user and tenant (a portal user acts for the whole tenant: no sub-tenant). */
+/** A live session with what authentication needs about its user and tenant (as an API key's row has; no sub-tenant). */
 export interface SessionRow extends CredentialTenantRow {
   id_hash: string;
   csrf_token: string;
