@@ -36,6 +36,8 @@ export interface TenantSnapshot {
   perUserRateLimitPerMin: number;
   /** The tenant's translation settings (query translation reads them). */
   translationConfig: TranslationConfig;
+  /** The billing period as authentication read it (a query is counted in it unless it has ended since). */
+  period: { start: Date; end: Date; includedQueries: number };
 }
 
 /** The limits of the sub-tenant a key is scoped to, as authentication loaded them. */

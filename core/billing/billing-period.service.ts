@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { TenantSnapshot } from '../context.js';
 import type { Database, Queryable } from '../db/database.js';
 import { errors } from '../errors.js';
 import type { PlanId } from '../plans.js';
@@ -61,6 +62,18 @@ export class BillingPeriodService {
     if (!state) throw errors.notFound('tenant');
     if (state.period_end.getTime() > this.clock.now().getTime()) return state;
     return this.rollover(scope);
+  }
+
+  /**
+   * The period a request's tenant is in: as its authentication read it (no statement), or, once
+   * that period has ended, `current`'s. Reading it in a statement of its own instead gave no more
+   * certainty: a transition committed between that statement and the query's count is as possible.
+   */
+  async ofRequest(tenant: TenantSnapshot): Promise<Pick<BillingState, 'plan' | 'period_start' | 'period_end' | 'period_included_queries'>> {
+    if (tenant.period.end.getTime() > this.clock.now().getTime()) {
+      return { plan: tenant.plan, period_start: tenant.period.start, period_end: tenant.period.end, period_included_queries: tenant.period.includedQueries };
+    }
+    return this.current({ tenantId: tenant.id, subTenantId: null });
   }
 
   /** Moves a tenant into the period containing now, applying scheduled changes once. */

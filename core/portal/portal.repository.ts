@@ -125,7 +125,8 @@ export async function touchPortalSession(db: Queryable, idHash: string, now: Dat
   const { rows } = await db.query<SessionRow>(
     `WITH s AS (
        SELECT s.id_hash, s.csrf_token, s.user_id, s.last_seen_at, u.email, u.role, s.tenant_id, t.name AS tenant_name, t.plan,
-              t.status, t.dpa_accepted_version, t.limit_overrides, t.per_user_rate_limit_per_min, t.translation_config
+              t.status, t.dpa_accepted_version, t.limit_overrides, t.per_user_rate_limit_per_min, t.translation_config,
+              t.period_start, t.period_end, t.period_included_queries
        FROM portal_sessions s JOIN portal_users u ON u.id = s.user_id JOIN tenants t ON t.id = s.tenant_id
        WHERE s.id_hash = $1 AND s.expires_at > $2 AND s.last_seen_at > $2::timestamptz - make_interval(secs => $3)
      ), touched AS (
@@ -133,7 +134,7 @@ export async function touchPortalSession(db: Queryable, idHash: string, now: Dat
        WHERE id_hash = (SELECT id_hash FROM s) AND last_seen_at < $2::timestamptz - interval '60 seconds'
      )
      SELECT id_hash, csrf_token, user_id, email, role, tenant_id, tenant_name, plan, status, dpa_accepted_version, limit_overrides,
-            per_user_rate_limit_per_min, translation_config, NULL::uuid AS sub_tenant_id, NULL::int AS sub_query_rate_limit_per_min,
+            per_user_rate_limit_per_min, translation_config, period_start, period_end, period_included_queries, NULL::uuid AS sub_tenant_id, NULL::int AS sub_query_rate_limit_per_min,
             NULL::int AS sub_per_user_rate_limit_per_min, NULL::bigint AS sub_included_queries_per_period,
             NULL::jsonb AS sub_translation_config
      FROM s`, // unscoped: see above

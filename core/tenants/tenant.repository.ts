@@ -19,6 +19,10 @@ export interface CredentialTenantRow {
   limit_overrides: LimitOverrides;
   per_user_rate_limit_per_min: number | null;
   translation_config: TranslationConfig;
+  period_start: Date;
+  period_end: Date;
+  /** bigint: the driver may give it as a string. */
+  period_included_queries: number | string;
   sub_query_rate_limit_per_min: number | null;
   sub_per_user_rate_limit_per_min: number | null;
   sub_included_queries_per_period: number | null;
@@ -27,7 +31,7 @@ export interface CredentialTenantRow {
 
 /** CredentialTenantRow's columns but the ids, from `tenants t` and `sub_tenants s` (left-joined). */
 export const CREDENTIAL_TENANT_COLUMNS = `t.plan, t.status, t.dpa_accepted_version, t.limit_overrides, t.per_user_rate_limit_per_min,
-  t.translation_config,
+  t.translation_config, t.period_start, t.period_end, t.period_included_queries,
   s.query_rate_limit_per_min AS sub_query_rate_limit_per_min,
   s.per_user_rate_limit_per_min AS sub_per_user_rate_limit_per_min,
   s.included_queries_per_period AS sub_included_queries_per_period,

@@ -73,7 +73,7 @@ export class UsageService {
     }
     const scope = scopeOf(ctx);
     const tenant: Scope = { tenantId: ctx.tenantId, subTenantId: null };
-    const state = await this.periods.current(tenant);
+    const state = await this.periods.ofRequest(ctx.tenant);
     const plan = PLANS[state.plan];
     const periodStart = state.period_start;
     const sub = ctx.subTenant;

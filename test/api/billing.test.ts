@@ -187,6 +187,28 @@ for (const database of testDatabases()) {
       assert.equal((await t.api('GET', '/v1/usage')).body.queries_this_period.used, 1);
     });
 
+    it('counts a query in the period it is made in: the first query after a period ends moves the tenant into the next', async () => {
+      const t = await tenant('free');
+      const before = await state(t.id);
+      assert.equal((await t.api('POST', '/v1/query', { query: 'x' })).status, 200);
+      clock.set(new Date(before.period_end.getTime() + 1000));
+      // Nothing else has noticed the end: the key's lookup reads the ended period, the query moves past it.
+      assert.equal((await t.api('POST', '/v1/query', { query: 'x' })).status, 200);
+      const after = await state(t.id);
+      assert.equal(after.period_start.toISOString(), before.period_end.toISOString());
+      const { rows } = await app.db.query<{ period_start: Date; queries: number }>(
+        'SELECT period_start, queries::int AS queries FROM query_counters WHERE tenant_id = $1 ORDER BY period_start',
+        [t.id],
+      );
+      assert.deepEqual(
+        rows.map((r) => [r.period_start.toISOString(), r.queries]),
+        [
+          [before.period_start.toISOString(), 1],
+          [before.period_end.toISOString(), 1],
+        ],
+      );
+    });
+
     it('refuses a downgrade or cancellation while usage exceeds the target plan (422 exceeds_target_plan_limits)', async () => {
       const t = await tenant('standard');
       for (let i = 0; i < 6; i++) await t.api('POST', '/v1/knowledge-bases', { name: `kb${i}` });
