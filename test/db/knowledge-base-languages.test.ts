@@ -7,6 +7,8 @@ import type { Queryable } from '../../core/db/database.js';
 import { MIGRATIONS_DIR, migrate } from '../../core/db/migrator.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
 import { deleteDocument, insertDocument } from '../../core/documents/document.repository.js';
+import { insertKnowledgeBase } from '../../core/knowledge-bases/knowledge-base.repository.js';
+import { insertTenant } from '../../core/tenants/tenant.repository.js';
 import { tenantScope } from '../../core/shared/scope.js';
 import { MIN_LANGUAGE_SHARE } from '../../core/translation/query-translation.service.js';
 import { documentLanguages } from '../../core/translation/translation.repository.js';
@@ -24,16 +26,11 @@ interface Count {
 }
 
 async function tenant(db: Queryable): Promise<string> {
-  const { rows } = await db.query<{ id: string }>("INSERT INTO tenants (name, plan) VALUES ('languages', 'enterprise') RETURNING id");
-  return rows[0]!.id;
+  return (await insertTenant(db, { name: 'languages', plan: 'enterprise' })).id;
 }
 
 async function knowledgeBase(db: Queryable, tenantId: string): Promise<string> {
-  const { rows } = await db.query<{ id: string }>(
-    "INSERT INTO knowledge_bases (tenant_id, name, dimensions) VALUES ($1, 'kb', 48) RETURNING id",
-    [tenantId],
-  );
-  return rows[0]!.id;
+  return (await insertKnowledgeBase(db, tenantScope(tenantId), { name: 'kb', dimensions: 48, translationConfig: {} })).id;
 }
 
 /** A document being indexed (not counted until it is ready with a language). */
