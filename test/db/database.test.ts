@@ -70,3 +70,46 @@ describe('PGlite options', () => {
     }
   });
 });
+
+describe('PGlite turn-taking', () => {
+  let db: Awaited<ReturnType<typeof openPgliteDatabase>>;
+  before(async function () {
+    this.timeout(60_000);
+    db = await openPgliteDatabase('memory://');
+  });
+  after(() => db.close());
+
+  it('lets a timer that falls due run between two queued statements, not after the queue', async () => {
+    const statements = 30;
+    let done = 0;
+    let doneWhenTimerRan = -1;
+    const queue = Array.from({ length: statements }, () =>
+      db.query('SELECT count(*) FROM generate_series(1, 30000)').then(() => {
+        done += 1;
+      }),
+    );
+    setTimeout(() => {
+      doneWhenTimerRan = done;
+    }, 0);
+    await Promise.all(queue);
+    assert.ok(doneWhenTimerRan >= 0 && doneWhenTimerRan < statements / 2, `the timer ran after ${doneWhenTimerRan} of ${statements} statements`);
+  });
+
+  it('runs statements and transactions in the order asked; one that fails does not hold up the next', async () => {
+    await db.exec('CREATE TEMP TABLE turns (n int)');
+    const insert = (n: number) => db.query('INSERT INTO turns (n) VALUES ($1)', [n]);
+    const asked = [
+      insert(1),
+      db.query('SELECT 1 / 0'),
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO turns (n) VALUES (2)');
+        await tx.query('INSERT INTO turns (n) VALUES (3)');
+      }),
+      insert(4),
+    ];
+    const settled = await Promise.allSettled(asked);
+    assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    const { rows } = await db.query<{ n: number }>('SELECT n FROM turns ORDER BY ctid');
+    assert.deepEqual(rows.map((r) => r.n), [1, 2, 3, 4]);
+  });
+});
