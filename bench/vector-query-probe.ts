@@ -16,6 +16,7 @@ export class VectorQueryProbe {
       query: (sql, params) => db.query(sql, params),
       exec: (sql) => db.exec(sql),
       close: () => db.close(),
+      givingWay: () => db.givingWay(),
       transaction: (fn) =>
         db.transaction((tx) => {
           let settings = '';

@@ -73,7 +73,7 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const metrics = overrides.metrics ?? noDomainMetrics;
   const engine = new EmbeddedWorkflowEngine(
-    db,
+    db.givingWay(),
     log.child({ component: 'jobs' }),
     {
       concurrency: config.jobs.concurrency,

@@ -121,6 +121,8 @@ export function createServices(
   log: Logger = pino({ level: 'silent' }),
 ): Services {
   const clock = adapters.clock ?? systemClock;
+  // Queries and background jobs give way to other requests where the database runs one statement at a time.
+  const givingWay = db.givingWay();
   const portal = new PortalAccountService(db, adapters.mailer, adapters.rateLimits, adapters.metrics, clock, log.child({ component: 'portal' }), {
     sessionIdleMinutes: config.portal.sessionIdleMinutes,
     sessionMaxHours: config.portal.sessionMaxHours,
@@ -135,7 +137,7 @@ export function createServices(
   const billing = new BillingService(db, billingPeriods, clock, billingOptions);
   const usage = new UsageService(db, billingPeriods, quotas, clock);
   const dpa = new DpaService(db, config.dpaCurrentVersion);
-  const search = new SearchService(db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder);
+  const search = new SearchService(givingWay, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder);
   const signingKeys = new SigningKeys(db, { file: config.oauth.signingKeyFile });
   const subTenants = new SubTenantService(db, keys, billingPeriods, clock, adapters.vectorIndex);
   const translation = new TranslationService(db, adapters.translator ?? new CompositeTranslator([]), adapters.languageDetector, clock);
@@ -161,13 +163,13 @@ export function createServices(
       chunking: config.chunking,
       pdfTimeoutMs: config.pdfParseTimeoutMs,
     }),
-    ingestion: new IngestionService(db, adapters.embedder, adapters.languageDetector, adapters.decompounder, usage, adapters.vectorIndex, adapters.metrics),
+    ingestion: new IngestionService(givingWay, adapters.embedder, adapters.languageDetector, adapters.decompounder, usage, adapters.vectorIndex, adapters.metrics),
     jobs: new JobService(db),
     search,
-    queries: new QueryService(search, usage, new QueryTranslationService(db, translation, subTenants), adapters.metrics, config.queryConcurrency),
+    queries: new QueryService(search, usage, new QueryTranslationService(givingWay, translation, subTenants), adapters.metrics, config.queryConcurrency),
     health: new HealthService(db, adapters.vectorIndex),
     corpora: new CorpusService(db, adapters.vectorIndex, adapters.engine, { chunking: config.chunking }),
-    corpusIngestion: new CorpusIngestionService(db, adapters.embedder, adapters.languageDetector, adapters.decompounder, adapters.vectorIndex, adapters.metrics),
+    corpusIngestion: new CorpusIngestionService(givingWay, adapters.embedder, adapters.languageDetector, adapters.decompounder, adapters.vectorIndex, adapters.metrics),
     translation,
     translationSettings: new TranslationSettingsService(db),
     addons: new AddonService(

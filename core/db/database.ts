@@ -27,5 +27,12 @@ export interface Database extends Queryable {
   readonly kind: 'embedded' | 'postgres';
   /** Runs `fn` in a transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * The same database, for work whose statements give way to other work's where statements run one
+   * at a time (PGlite): queries and background jobs, so that a health check, a document upload or a
+   * list waits for at most one of their statements. A pool (PostgreSQL) runs statements side by side
+   * and returns itself.
+   */
+  givingWay(): Database;
   close(): Promise<void>;
 }

@@ -24,7 +24,7 @@ export function openPgDatabase(url: string, poolSize = 10): Database {
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const root = wrap(pool);
-  return {
+  const db: Database = {
     kind: 'postgres',
     ...root,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -41,8 +41,10 @@ export function openPgDatabase(url: string, poolSize = 10): Database {
         client.release();
       }
     },
+    givingWay: () => db,
     async close(): Promise<void> {
       await pool.end();
     },
   };
+  return db;
 }

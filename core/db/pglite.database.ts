@@ -2,7 +2,6 @@ import fs from 'node:fs/promises';
 import { PGlite, type QueryOptions, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { turnEventLoop } from '../shared/event-loop.js';
 import { BinaryParam, type Database, type QueryResult, type Queryable, type SqlParam } from './database.js';
 
 /**
@@ -19,28 +18,56 @@ function binaryAware(pg: PGlite, params: readonly SqlParam[]): QueryOptions | un
   return { serializers };
 }
 
+/** Of every this many turns in a row, one goes to work giving way when some waits. */
+const GIVING_WAY_TURN_EVERY = 4;
+
 /**
- * Statements and transactions one at a time, in the order asked, each after a turn of the event
- * loop. PGlite runs a statement synchronously on this thread and hands its lock to the next waiter
- * in a promise callback, so under load its queue would run back to back, for tens of milliseconds,
- * without a socket being read; with a turn before each, a health check or a small request is read
- * and answered between two statements rather than after the queue.
+ * Statements and transactions one at a time, each after a turn of the event loop. PGlite runs a
+ * statement synchronously on this thread and hands its lock to the next waiter in a promise
+ * callback, so under load its queue would run back to back, for tens of milliseconds, without a
+ * socket being read; with a turn before each, a health check or a small request is read between two
+ * statements rather than after the queue. The next statement is chosen after that turn: the oldest
+ * of other work's, before those of work giving way (Database.givingWay: queries, jobs), so a
+ * request just read waits for one statement, not for several queries'; but every
+ * GIVING_WAY_TURN_EVERY-th turn goes to the oldest statement giving way, so none is starved.
  */
 class TurnTaking {
-  private last: Promise<unknown> = Promise.resolve();
+  private readonly waiting = { first: [] as Array<() => void>, givingWay: [] as Array<() => void> };
+  private busy = false;
+  private turnsSinceGivingWay = 0;
 
-  run<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.last.then(async () => {
-      await turnEventLoop();
-      return work();
+  async run<T>(work: () => Promise<T>, givingWay: boolean): Promise<T> {
+    await new Promise<void>((resolve) => {
+      (givingWay ? this.waiting.givingWay : this.waiting.first).push(resolve);
+      if (!this.busy) this.next();
     });
-    this.last = result.catch(() => undefined);
-    return result;
+    try {
+      return await work();
+    } finally {
+      this.next();
+    }
+  }
+
+  /** Hands the connection to the next waiter after a turn of the event loop, or marks it free. */
+  private next(): void {
+    this.busy = true;
+    setImmediate(() => {
+      const { first, givingWay } = this.waiting;
+      const theirTurn = givingWay.length > 0 && (first.length === 0 || this.turnsSinceGivingWay >= GIVING_WAY_TURN_EVERY - 1);
+      const resolve = theirTurn ? givingWay.shift() : first.shift();
+      if (!resolve) {
+        this.busy = false;
+        return;
+      }
+      this.turnsSinceGivingWay = theirTurn ? 0 : this.turnsSinceGivingWay + 1;
+      resolve();
+    });
   }
 }
 
-function wrap(target: PGlite | Transaction, pg: PGlite, turns?: TurnTaking): Queryable {
-  const inTurn = <T>(work: () => Promise<T>): Promise<T> => (turns ? turns.run(work) : work());
+type InTurn = <T>(work: () => Promise<T>) => Promise<T>;
+
+function wrap(target: PGlite | Transaction, pg: PGlite, inTurn: InTurn = (work) => work()): Queryable {
   return {
     async query<T>(sql: string, params: readonly SqlParam[] = []): Promise<QueryResult<T>> {
       const res = await inTurn(() => target.query<T>(sql, params as unknown[], binaryAware(pg, params)));
@@ -74,15 +101,17 @@ export async function openPgliteDatabase(dataDir: string, options: PgliteOptions
     ...(options.sharedBuffers ? { postgresqlconf: [`shared_buffers = '${options.sharedBuffers}'`] } : {}),
   });
   const turns = new TurnTaking();
-  const root = wrap(pg, pg, turns);
-  return {
-    kind: 'embedded',
-    ...root,
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      return turns.run(() => pg.transaction((tx) => fn(wrap(tx, pg))));
-    },
-    async close(): Promise<void> {
-      await pg.close();
-    },
+  // Statements inside a transaction run in its turn.
+  const view = (givingWay: boolean): Database => {
+    const inTurn: InTurn = (work) => turns.run(work, givingWay);
+    return {
+      kind: 'embedded',
+      ...wrap(pg, pg, inTurn),
+      transaction: (fn) => inTurn(() => pg.transaction((tx) => fn(wrap(tx, pg)))),
+      givingWay: () => givingWayView,
+      close: () => pg.close(),
+    };
   };
+  const givingWayView = view(true);
+  return view(false);
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { MIGRATIONS_DIR, migrate } from '../../core/db/migrator.js';
+import type { Queryable } from '../../core/db/database.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
 import { testDatabases } from '../support/databases.js';
 
@@ -23,6 +24,17 @@ for (const database of testDatabases()) {
       );
       const { rows } = await db.query<{ name: string }>('SELECT name FROM tenants WHERE name LIKE $1 ORDER BY name', [`${name}%`]);
       assert.deepEqual(rows.map((r) => r.name), [`${name}-kept`]);
+    });
+
+    it('gives work giving way the same database: what one writes, the other reads', async () => {
+      const db = await database.get();
+      const name = `giving-way-${Date.now()}`;
+      await db.givingWay().transaction(async (tx) => {
+        await tx.query("INSERT INTO tenants (name, plan) VALUES ($1, 'free')", [name]);
+      });
+      const { rows } = await db.query<{ n: number }>('SELECT count(*) AS n FROM tenants WHERE name = $1', [name]);
+      assert.equal(rows[0]!.n, 1);
+      assert.equal(db.givingWay().kind, db.kind);
     });
 
     it('returns counts and bigints as numbers and timestamps as Dates on both engines', async () => {
@@ -111,5 +123,35 @@ describe('PGlite turn-taking', () => {
     assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     const { rows } = await db.query<{ n: number }>('SELECT n FROM turns ORDER BY ctid');
     assert.deepEqual(rows.map((r) => r.n), [1, 2, 3, 4]);
+  });
+
+  it('runs a statement of other work before statements of work giving way that waited longer', async () => {
+    const finished: string[] = [];
+    const statement = (on: Queryable, name: string) =>
+      on.query('SELECT count(*) FROM generate_series(1, 3000)').then(() => void finished.push(name));
+    const givingWay = Array.from({ length: 8 }, (_, i) => statement(db.givingWay(), `giving way ${i}`));
+    const other = statement(db, 'other');
+    await Promise.all([...givingWay, other]);
+    // The count of turns since work giving way last had one carries over from earlier statements.
+    assert.ok(finished.indexOf('other') <= 1, `finished in the order ${finished.join(', ')}`);
+  });
+
+  it('gives work giving way one turn in four while other work keeps the connection busy', async () => {
+    const finished: string[] = [];
+    const statement = (on: Queryable, name: string) => on.query('SELECT 1').then(() => void finished.push(name));
+    const givingWay = db.givingWay();
+    await Promise.all([
+      statement(givingWay, 'giving way 0'),
+      givingWay.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        finished.push('giving way 1');
+      }),
+      statement(givingWay, 'giving way 2'),
+      ...Array.from({ length: 12 }, (_, i) => statement(db, `other ${i}`)),
+    ]);
+    const [first, ...rest] = finished.flatMap((name, i) => (name.startsWith('giving way') ? [i] : []));
+    assert.ok(first !== undefined && first <= 3, `finished in the order ${finished.join(', ')}`);
+    assert.deepEqual(rest, [first + 4, first + 8], `finished in the order ${finished.join(', ')}`);
+    assert.deepEqual(finished.filter((name) => name.startsWith('giving way')), ['giving way 0', 'giving way 1', 'giving way 2']);
   });
 });
