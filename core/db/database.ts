@@ -29,8 +29,8 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
    * The same database, for work whose statements give way to other work's where statements run one
-   * at a time (PGlite): queries and background jobs, so that a health check, a document upload or a
-   * list waits for at most one of their statements. A pool (PostgreSQL) runs statements side by side
+   * at a time (PGlite): queries and background work (jobs, loading indexes, maintenance), so that a
+   * health check, a document upload or a list waits for one of their statements, not for a queue. A pool (PostgreSQL) runs statements side by side
    * and returns itself.
    */
   givingWay(): Database;

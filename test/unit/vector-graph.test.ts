@@ -148,7 +148,10 @@ describe('flat vector index: the HNSW graph of a large dense segment', () => {
     await built(segment);
     const hit = await segment.nearest(quantize(extra[123]!), 1, null);
     assert.equal(hit[0]!.chunkId, 'x123');
-    const survivor = await segment.nearest(quantize(vectors[2500]!), 1, (o) => o.tag !== 'x');
-    assert.equal(survivor[0]!.chunkId, 'c2500');
+    // The graph is approximate and built in time slices (so not the same graph on a loaded machine):
+    // a survivor must come back under its own id among the first, not necessarily first.
+    const survivors = (await segment.nearest(quantize(vectors[2500]!), 10, (o) => o.tag !== 'x')).map((h) => h.chunkId);
+    assert.ok(survivors.includes('c2500'), `got ${survivors.join(', ')}`);
+    assert.ok(survivors.every((id) => live.has(Number(id.slice(1)))), `got ${survivors.join(', ')}`);
   });
 });
