@@ -22,7 +22,8 @@ function binaryAware(pg: PGlite, params: readonly SqlParam[]): QueryOptions | un
 const GIVING_WAY_TURN_EVERY = 4;
 
 /**
- * Statements and transactions one at a time, each after a turn of the event loop. PGlite runs a
+ * Statements and transactions one at a time, each after a turn of the event loop (a free connection
+ * has had one since its last statement: what finds it free runs at once). PGlite runs a
  * statement synchronously on this thread and hands its lock to the next waiter in a promise
  * callback, so under load its queue would run back to back, for tens of milliseconds, without a
  * socket being read; with a turn before each, a health check or a small request is read between two
@@ -37,10 +38,13 @@ class TurnTaking {
   private turnsSinceGivingWay = 0;
 
   async run<T>(work: () => Promise<T>, givingWay: boolean): Promise<T> {
-    await new Promise<void>((resolve) => {
-      (givingWay ? this.waiting.givingWay : this.waiting.first).push(resolve);
-      if (!this.busy) this.next();
-    });
+    // A free connection has seen the loop turn since its last statement: the statement runs at once.
+    if (this.busy) {
+      await new Promise<void>((resolve) => (givingWay ? this.waiting.givingWay : this.waiting.first).push(resolve));
+    } else {
+      this.busy = true;
+      this.count(givingWay);
+    }
     try {
       return await work();
     } finally {
@@ -59,9 +63,13 @@ class TurnTaking {
         this.busy = false;
         return;
       }
-      this.turnsSinceGivingWay = theirTurn ? 0 : this.turnsSinceGivingWay + 1;
+      this.count(theirTurn);
       resolve();
     });
+  }
+
+  private count(givingWay: boolean): void {
+    this.turnsSinceGivingWay = givingWay ? 0 : this.turnsSinceGivingWay + 1;
   }
 }
 
