@@ -121,7 +121,7 @@ export function createServices(
   log: Logger = pino({ level: 'silent' }),
 ): Services {
   const clock = adapters.clock ?? systemClock;
-  // Queries and background jobs give way to other requests where the database runs one statement at a time.
+  // Queries and background work give way to other requests where the database runs one statement at a time.
   const givingWay = db.givingWay();
   const portal = new PortalAccountService(db, adapters.mailer, adapters.rateLimits, adapters.metrics, clock, log.child({ component: 'portal' }), {
     sessionIdleMinutes: config.portal.sessionIdleMinutes,

@@ -30,8 +30,8 @@ export interface Database extends Queryable {
   /**
    * The same database, for work whose statements give way to other work's where statements run one
    * at a time (PGlite): queries and background work (jobs, loading indexes, maintenance), so that a
-   * health check, a document upload or a list waits for one of their statements, not for a queue. A pool (PostgreSQL) runs statements side by side
-   * and returns itself.
+   * health check, a document upload or a list waits for one of their statements, not for a queue.
+   * A pool (PostgreSQL) runs statements side by side and returns itself.
    */
   givingWay(): Database;
   close(): Promise<void>;
