@@ -91,8 +91,6 @@ export interface CrossRun {
   declaredSource: string[][];
   /** Fused with `auto` again, with each other weight of the untranslated leg (UNTRANSLATED_WEIGHT in the product). */
   untranslatedWeights: Array<{ weight: number; ranked: string[][] }>;
-  /** Fused with `auto` again, with each other depth of the searches' rankings fused (LEG_DEPTH in the product). */
-  legDepths: Array<{ depth: number; ranked: string[][] }>;
 }
 
 interface Pass {
@@ -111,14 +109,14 @@ export async function runCrossPair(
   target: CrossTarget,
   pair: CrossPair,
   queries: string[],
-  options: { topK: number; productOptions: SearchOptions; untranslatedWeights?: readonly number[]; legDepths?: readonly number[] },
+  options: { topK: number; productOptions: SearchOptions; untranslatedWeights?: readonly number[] },
 ): Promise<CrossRun> {
   const { services, scope, ctx, knowledgeBaseId } = target;
-  const queryService = (mode: CrossMode, translation: { untranslatedWeight?: number; legDepth?: number } = {}) =>
+  const queryService = (mode: CrossMode, untranslatedWeight?: number) =>
     new QueryService(
       target.search({ ...options.productOptions, mode }),
       services.usage,
-      new QueryTranslationService(services.db, services.translation, services.subTenants, translation.untranslatedWeight, translation.legDepth),
+      new QueryTranslationService(services.db, services.translation, services.subTenants, untranslatedWeight),
       services.adapters.metrics,
     );
   const pass = async (service: QueryService, sourceLanguage: QueryRequest['source_language'] = 'auto'): Promise<Pass> => {
@@ -151,11 +149,7 @@ export async function runCrossPair(
     const warm = await pass(byMode.hybrid);
     const declaredSource = (await pass(byMode.hybrid, pair.source)).ranked;
     const untranslatedWeights = [];
-    for (const weight of options.untranslatedWeights ?? []) {
-      untranslatedWeights.push({ weight, ranked: (await pass(queryService('hybrid', { untranslatedWeight: weight }))).ranked });
-    }
-    const legDepths = [];
-    for (const depth of options.legDepths ?? []) legDepths.push({ depth, ranked: (await pass(queryService('hybrid', { legDepth: depth }))).ranked });
+    for (const weight of options.untranslatedWeights ?? []) untranslatedWeights.push({ weight, ranked: (await pass(queryService('hybrid', weight))).ranked });
     const keyword = await pass(byMode.keyword);
     const vector = await pass(byMode.vector);
     await setQueryTranslation({ query_translation: 'never' });
@@ -178,7 +172,6 @@ export async function runCrossPair(
       unstable: cold.ranked.filter((r, i) => r.join() !== warm.ranked[i]!.join()).length,
       declaredSource,
       untranslatedWeights,
-      legDepths,
     };
   } finally {
     await setQueryTranslation({});

@@ -43,8 +43,7 @@
  * without translation, B's same-language figure (B's own queries) and the ratio, and the
  * translation's cost per query, cold and from the translation cache (bench/cross-lingual.ts); and
  * two what-ifs on Lore's path: the queries with `source_language` set to A (no detection), and, for
- * each of `--untranslated-weights`, the fusion with that weight of the untranslated leg, and for each
- * of `--leg-depths`, with the searches' rankings fused that deep.
+ * each of `--untranslated-weights`, the fusion with that weight of the untranslated leg.
  * B must be among `--languages`; A need not be.
  *
  * `--collection manpages` runs the same measurement on the HELD-BACK collection (bench/manpages.ts):
@@ -63,7 +62,7 @@
  *          [--diagnostics] [--match-row-budget N] [--cache .bench/libreoffice]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
- *          [--cross en>es,es>en,… [--cross-queries N (default --queries)] [--untranslated-weights 0.25,0] [--leg-depths 30,50]]
+ *          [--cross en>es,es>en,… [--cross-queries N (default --queries)] [--untranslated-weights 0.25,0]]
  *        npx tsx bench/retrieval-quality.bench.ts --collection manpages [--languages en,de,fr,es,it,nl,ro]
  *          [--queries 300] [--seed 1] [--max-documents 3000] [--check 20] [--match-row-budget N]
  * Six languages with `--variants none` took 8.5 minutes on two shared cores (2026-11-26): ~50 s of
@@ -107,7 +106,7 @@ import {
   sampleQueries,
 } from './libreoffice-help.js';
 import { CROSS_MODES, type CrossMode, type CrossPair, type CrossRun, pairLabel, parseCrossPairs, runCrossPair } from './cross-lingual.js';
-import { LEG_DEPTH, UNTRANSLATED_WEIGHT } from '../core/translation/query-translation.service.js';
+import { UNTRANSLATED_WEIGHT } from '../core/translation/query-translation.service.js';
 import { MAN_PACKAGES, MIN_DESCRIPTION_WORDS, loadManCollection, loadManIndex } from './manpages.js';
 import { ROOT, median, percentile, rankingScore, startBenchLore } from './support.js';
 
@@ -144,7 +143,6 @@ const { values } = parseArgs({
     cross: { type: 'string' },
     'cross-queries': { type: 'string' },
     'untranslated-weights': { type: 'string', default: '' },
-    'leg-depths': { type: 'string', default: '' },
     cache: { type: 'string' },
   },
   allowPositionals: true,
@@ -207,7 +205,6 @@ const untranslatedWeights = list(values['untranslated-weights']).map((w) => {
   if (!(weight >= 0 && weight <= 1)) throw new Error(`--untranslated-weights: ${w} is not a weight between 0 and 1`);
   return weight;
 });
-const legDepths = list(values['leg-depths']).map((d) => count('leg-depths', d));
 const chunkLanguages = variantGroups.has('chunks') ? list(values['chunk-languages']).filter((l) => languages.includes(l)) : [];
 const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s));
 const cacheDir = path.resolve(ROOT, values.cache ?? (heldBack ? '.bench/manpages' : '.bench/libreoffice'));
@@ -665,7 +662,6 @@ interface CrossResult {
   /** Fused with `source_language` A, and with each of `--untranslated-weights` (in order). */
   declaredSource: PerQuery;
   untranslatedWeights: PerQuery[];
-  legDepths: PerQuery[];
   /** B's own queries on B's knowledge base: B's same-language run. */
   sameLanguage: Record<CrossMode, PerQuery>;
 }
@@ -687,7 +683,6 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
         topK: TOP_K,
         productOptions: PRODUCT_OPTIONS,
         untranslatedWeights,
-        legDepths,
       });
       const scored = (lists: string[][]) => score({ candidates: lists, queries, pageOfChunk: target.pageOfChunk }, (ids) => ids);
       const byMode = (lists: Record<CrossMode, string[][]>) => Object.fromEntries(CROSS_MODES.map((m) => [m, scored(lists[m])])) as Record<CrossMode, PerQuery>;
@@ -702,7 +697,6 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
         translationAlone: run.translationAlone && scored(run.translationAlone),
         declaredSource: scored(run.declaredSource),
         untranslatedWeights: run.untranslatedWeights.map(({ ranked }) => scored(ranked)),
-        legDepths: run.legDepths.map(({ ranked }) => scored(ranked)),
         sameLanguage: { hybrid: own.modes.hybrid, keyword: own.modes.keyword, vector: own.modes.vector },
       };
       crossResults.push(result);
@@ -999,23 +993,21 @@ for (const set of querySets) {
   );
   printTable(
     `Cross-lingual fused nDCG@10, what-ifs on Lore's path (${set}): the product (source_language auto, the untranslated leg weighing ` +
-      `${UNTRANSLATED_WEIGHT} where the query's language is none of the knowledge base's, rankings fused ${LEG_DEPTH || 'top_k'} deep); source_language ` +
-      `set to the queries' language; each other weight of the untranslated leg; each other depth`,
-    ['pair', 'product', 'declared source', ...untranslatedWeights.map((w) => `weight ${w}`), ...legDepths.map((d) => `depth ${d}`)],
+      `${UNTRANSLATED_WEIGHT} where the query's language is none of the knowledge base's); source_language set to the queries' language; ` +
+      `and each other weight of the untranslated leg`,
+    ['pair', 'product', 'declared source', ...untranslatedWeights.map((w) => `weight ${w}`)],
     [
       ...results.map((r) => [
         pairLabel(r.pair),
         figure(r.translated.hybrid, 'ndcg'),
         figure(r.declaredSource, 'ndcg'),
         ...r.untranslatedWeights.map((p) => figure(p, 'ndcg')),
-        ...r.legDepths.map((p) => figure(p, 'ndcg')),
       ]),
       [
         'mean',
         fmt(mean(results.map((r) => mean(r.translated.hybrid.ndcg)))),
         fmt(mean(results.map((r) => mean(r.declaredSource.ndcg)))),
         ...untranslatedWeights.map((_, i) => fmt(mean(results.map((r) => mean(r.untranslatedWeights[i]!.ndcg))))),
-        ...legDepths.map((_, i) => fmt(mean(results.map((r) => mean(r.legDepths[i]!.ndcg))))),
       ],
     ],
   );

@@ -72,8 +72,10 @@ export async function createRuntime(
   overrides: Partial<Adapters> = {},
 ): Promise<Runtime> {
   const metrics = overrides.metrics ?? noDomainMetrics;
+  // Jobs, the indexes' own work and table maintenance give way to requests (Database.givingWay).
+  const givingWay = db.givingWay();
   const engine = new EmbeddedWorkflowEngine(
-    db.givingWay(),
+    givingWay,
     log.child({ component: 'jobs' }),
     {
       concurrency: config.jobs.concurrency,
@@ -102,7 +104,7 @@ export async function createRuntime(
     translator = composite;
   }
   const embedder = overrides.embedder ?? createEmbedder(config);
-  const vectorIndex = overrides.vectorIndex ?? createVectorIndex(db.givingWay(), config, embedder, log);
+  const vectorIndex = overrides.vectorIndex ?? createVectorIndex(givingWay, config, embedder, log);
   // Builds (or drops) the database indexes the adapter does (not) search; loading continues in the
   // background. A database that cannot be reached yet does not stop start-up.
   await vectorIndex.start().catch((err: unknown) => log.error({ err }, 'preparing the vector index failed'));
@@ -111,7 +113,7 @@ export async function createRuntime(
     languageDetector: overrides.languageDetector ?? (await EldLanguageDetector.load(config.languageDetectionDataset)),
     decompounder: overrides.decompounder ?? new WordListDecompounder(config.wordLists),
     vectorIndex,
-    keywordIndex: overrides.keywordIndex ?? createKeywordIndex(db.givingWay(), config, vectorIndex),
+    keywordIndex: overrides.keywordIndex ?? createKeywordIndex(givingWay, config, vectorIndex),
     pdf,
     engine: jobs,
     rateLimits:
@@ -132,7 +134,7 @@ export async function createRuntime(
   // A configured signing key that cannot be used stops start-up instead of the first token request.
   if (config.oauth.signingKeyFile) await services.oauthTokens.jwks();
   engine.register(createActivities(services));
-  const maintenance = db.kind === 'embedded' ? new TableMaintenance(db.givingWay(), log.child({ component: 'maintenance' })) : undefined;
+  const maintenance = db.kind === 'embedded' ? new TableMaintenance(givingWay, log.child({ component: 'maintenance' })) : undefined;
   return {
     services,
     engine,

@@ -70,7 +70,7 @@ export function tenantContext(row: CredentialTenantRow): Pick<RequestContext, 't
       queryRateLimitPerMin: limitsFor(row.plan, row.limit_overrides).queryRateLimitPerMin,
       perUserRateLimitPerMin: row.per_user_rate_limit_per_min ?? DEFAULT_PER_USER_RATE_LIMIT_PER_MIN,
       translationConfig: row.translation_config,
-      period: { start: row.period_start, end: row.period_end, includedQueries: Number(row.period_included_queries) },
+      period: { start: row.period_start, end: row.period_end, includedQueries: row.period_included_queries },
     },
     subTenant: row.sub_tenant_id
       ? {

@@ -54,7 +54,6 @@ class TurnTaking {
 
   /** Hands the connection to the next waiter after a turn of the event loop, or marks it free. */
   private next(): void {
-    this.busy = true;
     setImmediate(() => {
       const { first, givingWay } = this.waiting;
       const theirTurn = givingWay.length > 0 && (first.length === 0 || this.turnsSinceGivingWay >= GIVING_WAY_TURN_EVERY - 1);

@@ -21,8 +21,7 @@ export interface CredentialTenantRow {
   translation_config: TranslationConfig;
   period_start: Date;
   period_end: Date;
-  /** bigint: the driver may give it as a string. */
-  period_included_queries: number | string;
+  period_included_queries: number;
   sub_query_rate_limit_per_min: number | null;
   sub_per_user_rate_limit_per_min: number | null;
   sub_included_queries_per_period: number | null;

@@ -36,14 +36,6 @@ export const MIN_LANGUAGE_SHARE = 0.1;
  */
 export const UNTRANSLATED_WEIGHT = 0.5;
 
-/**
- * How many results of each search go into the fusion of a translated query's searches, at least:
- * 0, each search's top_k. Deeper lists were measured on the LibreOffice help (`bench/retrieval-quality.bench.ts
- * --cross … --leg-depths 30,50`) and lowered cross-lingual nDCG@10: with every result in every
- * list, reciprocal rank fusion favours what both searches rank middling over what one ranks first.
- */
-export const LEG_DEPTH = 0;
-
 /** What applies where nothing is set: translate queries, translate responses when asked, never fail a query over translation. */
 export const INSTANCE_DEFAULT: Required<Omit<TranslationConfig, 'preferred_language'>> = {
   query_translation: 'auto',
@@ -103,13 +95,12 @@ export interface QueryTranslationPlan {
  * response translation (result content into the query's language, keeping `content_original`).
  */
 export class QueryTranslationService {
-  /** `untranslatedWeight` and `legDepth`: UNTRANSLATED_WEIGHT and LEG_DEPTH unless a benchmark measures others. */
+  /** `untranslatedWeight`: UNTRANSLATED_WEIGHT unless a benchmark measures another. */
   constructor(
     private readonly db: Database,
     private readonly translation: TranslationService,
     private readonly subTenants: Pick<SubTenantService, 'userPreferences'>,
     private readonly untranslatedWeight = UNTRANSLATED_WEIGHT,
-    private readonly legDepth = LEG_DEPTH,
   ) {}
 
   /** Refusals that come before the query is counted, and the query's language. */
@@ -197,9 +188,6 @@ export class QueryTranslationService {
         else queryLanguageIsTheirs = true;
       }
     }
-    // Each search's ranking goes into the fusion top_k or legDepth deep (deeper: the query as asked
-    // is searched again to that depth once a translation is searched too).
-    const depth = Math.max(request.top_k, this.legDepth);
     const lists: QueryResultItem[][] = [results];
     const weights = [queryLanguageIsTheirs ? 1 : this.untranslatedWeight];
     for (const [target, group] of groups) {
@@ -211,11 +199,10 @@ export class QueryTranslationService {
           mostSpecific([c.sources.query_translation, ...(c.preferred_language ? [c.sources.preferred_language] : [])]),
         ),
       );
-      lists.push((await search({ ...request, top_k: depth, query: translated[0]!, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] })).results);
+      lists.push((await search({ ...request, query: translated[0]!, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] })).results);
       weights.push(1);
     }
     if (lists.length === 1) return results;
-    if (depth > request.top_k) lists[0] = (await search({ ...request, top_k: depth })).results;
     // Tenant chunks are keyed by chunk id; corpus items appear only in the first list (translated searches skip corpora).
     const keyOf = (item: QueryResultItem, index: number) => item.chunk_id ?? `corpus:${index}`;
     const byKey = new Map<string, QueryResultItem>();
