@@ -18,6 +18,7 @@ export interface AuthenticatedKeyRow extends CredentialTenantRow {
   id: string;
   key_hash: string;
   role: Role;
+  last_used_at: Date | null;
 }
 
 const COLUMNS = 'id, tenant_id, sub_tenant_id, name, role, key_hint, created_at, last_used_at';
@@ -35,25 +36,31 @@ export async function insertApiKey(
   return rows[0]!;
 }
 
+/** How often a key's `last_used_at` is written at most: reads stay cheap, the time stays accurate to a minute. */
+export const KEY_USE_RECORDED_EVERY_MS = 60_000;
+
 /**
- * Finds an active key by its hash together with its tenant, and records its use, in one round
- * trip. `last_used_at` is written at most once a minute per key, so reads stay cheap.
+ * Finds an active key by its hash together with its tenant, and records its use: `last_used_at` is
+ * written only when the stored time is older than KEY_USE_RECORDED_EVERY_MS, in a second statement,
+ * so an authenticated request costs one read (a data-modifying CTE made every read a write:
+ * 0.87 ms against ~0.3 ms a request on the embedded engine, bench/query-path.bench.ts).
  */
 export async function authenticateKeyHash(db: Queryable, keyHash: string): Promise<AuthenticatedKeyRow | undefined> {
   const { rows } = await db.query<AuthenticatedKeyRow>(
-    `WITH k AS (
-       SELECT k.id, k.key_hash, k.tenant_id, k.sub_tenant_id, k.role, k.last_used_at, ${CREDENTIAL_TENANT_COLUMNS}
-       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id LEFT JOIN sub_tenants s ON s.id = k.sub_tenant_id
-       WHERE k.key_hash = $1 AND k.revoked_at IS NULL
-     ), touched AS (
-       UPDATE api_keys SET last_used_at = now()
-       WHERE id = (SELECT id FROM k)
-         AND (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds')
-     )
-     SELECT * FROM k`,
+    `SELECT k.id, k.key_hash, k.tenant_id, k.sub_tenant_id, k.role, k.last_used_at, ${CREDENTIAL_TENANT_COLUMNS}
+     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id LEFT JOIN sub_tenants s ON s.id = k.sub_tenant_id
+     WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
     [keyHash],
   );
-  return rows[0];
+  const row = rows[0];
+  if (row && (row.last_used_at === null || Date.now() - row.last_used_at.getTime() >= KEY_USE_RECORDED_EVERY_MS)) {
+    await db.query(
+      `UPDATE api_keys SET last_used_at = now()
+       WHERE tenant_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $3))`,
+      [row.tenant_id, row.id, KEY_USE_RECORDED_EVERY_MS / 1000],
+    );
+  }
+  return row;
 }
 
 export async function listApiKeys(db: Queryable, scope: Scope): Promise<ApiKeyRow[]> {

@@ -47,6 +47,24 @@ for (const database of testDatabases()) {
       assert.ok(Date.parse(after.last_used_at) > 0);
     });
 
+    it('writes last_used_at at most once a minute, and again once the stored time is a minute old', async () => {
+      const t = await createTenant(app);
+      const key = await createKey(app, t.key, 'read');
+      const lastUsed = async () => {
+        const { rows } = await app.db.query<{ last_used_at: Date }>(`SELECT last_used_at FROM api_keys WHERE tenant_id = $1 AND role = 'read'`, [t.id]);
+        return rows[0]!.last_used_at.getTime();
+      };
+      await client(app.url, key)('GET', '/v1/knowledge-bases');
+      const first = await lastUsed();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await client(app.url, key)('GET', '/v1/knowledge-bases');
+      assert.equal(await lastUsed(), first, 'a second use within the minute is not written');
+      await app.db.query(`UPDATE api_keys SET last_used_at = last_used_at - interval '61 seconds' WHERE tenant_id = $1 AND role = 'read'`, [t.id]);
+      const aged = await lastUsed();
+      assert.equal((await client(app.url, key)('GET', '/v1/knowledge-bases')).status, 200);
+      assert.ok((await lastUsed()) > aged + 60_000, 'a use after the minute is written');
+    });
+
     it('revokes a key with 204; it stops working at once', async () => {
       const t = await createTenant(app);
       const key = await createKey(app, t.key, 'write');
