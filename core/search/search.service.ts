@@ -78,6 +78,16 @@ export function parseFilters(filters: Record<string, string> | undefined): Parse
 const CORPUS_PREFIX = 'p:';
 const isCorpusChunk = (id: string) => id.startsWith(CORPUS_PREFIX);
 
+/**
+ * The same promise, marked as handled: work started ahead of the step that awaits it may be left
+ * unawaited when the query fails first (an unknown knowledge base), and an unhandled rejection
+ * would stop the process. Awaiting the returned promise still throws its error.
+ */
+function settled<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => undefined);
+  return work;
+}
+
 function groupByDimensions(items: Array<{ id: string; dimensions: number }>): Map<number, string[]> {
   const groups = new Map<number, string[]>();
   for (const item of items) groups.set(item.dimensions, [...(groups.get(item.dimensions) ?? []), item.id]);
@@ -124,33 +134,46 @@ export class SearchService {
 
   private async search(ctx: RequestContext, request: QueryRequest, filters: ParsedFilters): Promise<SearchAnswer> {
     const scope = scopeOf(ctx);
-    const visible = await listKnowledgeBases(this.db, scope);
-    let kbs = visible;
-    if (request.knowledge_base_ids) {
-      const wanted = new Set(request.knowledge_base_ids);
-      kbs = visible.filter((kb) => wanted.has(kb.id));
-      const missing = request.knowledge_base_ids.find((id) => !isUuid(id) || !kbs.some((kb) => kb.id === id));
-      if (missing !== undefined) throw errors.notFound('knowledge base');
-    }
-    const corpora = await this.corporaToSearch(ctx, request.corpora);
+    const { mode } = this.options;
+    // What depends only on the query starts first and runs while the knowledge bases and the
+    // corpora are read: its words (normalised by the database, whatever is searched), then, once
+    // the knowledge bases' dimensions are known, its vector (an embedder over HTTP answers
+    // meanwhile). A query that fails before awaiting them (an unknown knowledge base or corpus)
+    // leaves them settled, not unhandled.
+    const queryWordForms: Promise<WordForms[]> = mode === 'vector' ? Promise.resolve([]) : settled(queryLexemes(this.db, request.query));
+    const queryVectors = new Map<number, Promise<Float32Array>>();
+    const queryVector = (dimensions: number): Promise<Float32Array> => {
+      let vector = queryVectors.get(dimensions);
+      if (!vector) {
+        vector = settled(this.embedder.embed([request.query], { dimensions, kind: 'query' }).then(([v]) => v!));
+        queryVectors.set(dimensions, vector);
+      }
+      return vector;
+    };
+    const knowledgeBases = listKnowledgeBases(this.db, scope).then((visible) => {
+      let kbs = visible;
+      if (request.knowledge_base_ids) {
+        const wanted = new Set(request.knowledge_base_ids);
+        kbs = visible.filter((kb) => wanted.has(kb.id));
+        const missing = request.knowledge_base_ids.find((id) => !isUuid(id) || !kbs.some((kb) => kb.id === id));
+        if (missing !== undefined) throw errors.notFound('knowledge base');
+      }
+      if (mode !== 'keyword') for (const dimensions of groupByDimensions(kbs).keys()) void queryVector(dimensions);
+      return kbs;
+    });
+    // Both read at once (on a server, two connections; the embedded engine takes them in turn),
+    // their errors reported in this order whichever comes first: an unknown knowledge base first.
+    const corporaToSearch = settled(this.corporaToSearch(ctx, request.corpora));
+    const kbs = await knowledgeBases;
+    const corpora = await corporaToSearch;
     if (!kbs.length && !corpora.length) return { results: [], knowledgeBases: kbs };
 
     const limit = Math.max(this.options.minCandidates, this.options.candidateFactor * request.top_k);
     const baseFilter = { scope, ...filters };
     const corpusFilter = { metadata: request.metadata_filter ?? {}, embedder: this.embedder.id };
-    const queryVectors = new Map<number, Promise<Float32Array>>();
-    const queryVector = (dimensions: number): Promise<Float32Array> => {
-      let vector = queryVectors.get(dimensions);
-      if (!vector) {
-        vector = this.embedder.embed([request.query], { dimensions, kind: 'query' }).then(([v]) => v!);
-        queryVectors.set(dimensions, vector);
-      }
-      return vector;
-    };
     const asCorpusHits = <T extends { chunkId: string }>(hits: T[]): T[] =>
       hits.map((h) => ({ ...h, chunkId: CORPUS_PREFIX + h.chunkId }));
 
-    const { mode } = this.options;
     const searchVectors = async () =>
       (
         await Promise.all([
@@ -203,7 +226,7 @@ export class SearchService {
     const searchKeywords = async () => {
       // Normalised once, by PostgreSQL, for both searches (compounds split against the first searched).
       const collectionIds = kbIds.length ? kbIds : corpusIds;
-      const { words, statistics } = await this.queryWords(request.query, collectionIds);
+      const { words, statistics } = await this.queryWords(await queryWordForms, collectionIds);
       if (!words.length) return [];
       const first = await keywordPass(words, statistics);
       const { feedback } = this.options;
@@ -269,8 +292,7 @@ export class SearchService {
    * also split English ones ("database": "data", "base") and cost English queries 2.7 nDCG points
    * on the LibreOffice help.
    */
-  private async queryWords(query: string, collectionIds: string[]): Promise<{ words: WordForms[]; statistics: KeywordStatistics }> {
-    const words = await queryLexemes(this.db, query);
+  private async queryWords(words: WordForms[], collectionIds: string[]): Promise<{ words: WordForms[]; statistics: KeywordStatistics }> {
     if (!words.length) return { words, statistics: { chunks: 0, chunksByAnalysis: new Map(), lexemes: 0, holding: new Map() } };
     const statistics = await keywordStatistics(this.db, collectionIds, lexemesOf(words).flat());
     const unknown = lexemesOf(words).filter((lexemes) => !lexemes.some((l) => statistics.holding.has(l)));

@@ -62,6 +62,37 @@ describe('embedders through the whole stack', () => {
     }
   });
 
+  it("a query's vector asked for while the corpora are read: an unknown corpus answers 404 and the embedder's failure is not left unhandled", async () => {
+    const fake = await FakeOpenAiEmbeddingsServer.start({ dimensions: 64 });
+    const app = await startTestApp(await database!.get(), {
+      env: { EMBEDDER: 'openai', EMBEDDER_URL: fake.baseUrl, EMBEDDER_MODEL: 'fake-embed' },
+    });
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const t = await createTenant(app);
+      const api = client(app.url, t.key);
+      await api('POST', '/v1/knowledge-bases', { name: 'k', dimensions: 48 });
+      fake.delayMs = 50;
+      fake.failNext(1, { status: 400, body: { error: { message: 'no' } } });
+      const before = fake.requests.length;
+      const res = await api('POST', '/v1/query', { query: 'anything at all', corpora: ['no-such-corpus'] });
+      assert.equal(res.status, 404);
+      assert.equal(res.body.error, 'not_found');
+      // The vector was asked for before the corpora were read, and its failure arrives after the answer.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.equal(fake.requests.length, before + 1);
+      assert.deepEqual(unhandled, []);
+      // The next query embeds (the fake answers again) and is answered.
+      assert.equal((await api('POST', '/v1/query', { query: 'anything at all' })).status, 200);
+    } finally {
+      process.off('unhandledRejection', record);
+      await app.close();
+      await fake.close();
+    }
+  });
+
   it('after a change of model, vector search skips chunks of the old one and the change is reported', async () => {
     const lexical = await startTestApp(await database!.get());
     const fake = await FakeOpenAiEmbeddingsServer.start({ dimensions: 64 });
