@@ -45,6 +45,47 @@ describe('keyword postings: BM25F', () => {
     assert.equal(postings.rowsHolding('cat'), 4);
   });
 
+  it('ranks alike to the last bit whether it walks every posting or leaves the common words unwalked, and does leave them', () => {
+    // Words of Zipf-like frequencies over 4,000 rows: the first in most rows, the last in a few.
+    const random = seededRandom(7);
+    const vocabulary = Array.from({ length: 120 }, (_, i) => `w${i}`);
+    const rows: string[][] = [];
+    const postings = new KeywordPostings();
+    for (let row = 0; row < 4000; row++) {
+      const terms = new Map<string, number>();
+      for (let i = 0; i < vocabulary.length; i++) {
+        if (random() < 0.6 / (1 + i / 3)) terms.set(vocabulary[i]!, occurrences(random() < 0.1 ? 1 : 0, 1 + Math.floor(random() * random() * 8)));
+      }
+      if (!terms.size) terms.set('w0', occurrences(0, 1));
+      rows.push([...terms.keys()]);
+      postings.add(row, terms);
+    }
+    const statistics = statisticsOf(rows);
+    const pick = () => vocabulary[Math.floor(random() * random() * vocabulary.length)]!;
+    let pruned = 0;
+    let cases = 0;
+    for (let q = 0; q < 300; q++) {
+      // 2–6 words of 1–3 forms each (forms may repeat across words); feedback-style weights in some queries.
+      const words = Array.from({ length: 2 + Math.floor(random() * 5) }, () => Array.from({ length: 1 + Math.floor(random() * 3) }, pick));
+      const weights = random() < 0.2 ? words.map(() => 0.2 + random()) : undefined;
+      const query = new Bm25Query(wordForms(words), statistics, BM25_PARAMETERS, weights);
+      for (const limit of [1, 10, 50, 400]) {
+        for (const accept of [() => true, (row: number) => row % 3 === 0, (row: number) => row % 200 === 0]) {
+          const rowCount = random() < 0.2 ? 3000 : rows.length;
+          const walked = postings.rankByWalking(query, rowCount, limit, accept, (row) => String(row).padStart(5, '0'));
+          const everything = postings.entriesWalked;
+          const ranked = postings.rank(query, rowCount, limit, accept, (row) => String(row).padStart(5, '0'));
+          assert.deepEqual(ranked, walked, `query ${JSON.stringify(words)}, limit ${limit}`);
+          cases++;
+          if (postings.entriesWalked < everything) pruned++;
+        }
+      }
+    }
+    // The comparison above would pass trivially if nothing were ever left unwalked.
+    assert.ok(pruned > cases / 4, `common words left unwalked in ${pruned} of ${cases} rankings`);
+    assert.deepEqual(postings.rank(new Bm25Query(wordForms([['w0'], ['w1']]), statistics), rows.length, 10, () => true, String).length, 10, 'scratch space left clean');
+  });
+
   it('weighs rare words above common ones, discounts long rows, saturates repeats and counts a title holding the word (worked by hand)', () => {
     // Worked by hand from the formula (k1 1.2, b 0.75, title weight 2): 4 rows, 10 lexemes in all.
     const rows: Array<Array<[string, number]>> = [

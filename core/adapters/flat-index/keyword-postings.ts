@@ -34,6 +34,8 @@ export class KeywordPostings {
   /** Scratch space by row, kept between searches (always zero outside `rank`): sums, a word's best. */
   private sums = new Float64Array(0);
   private best = new Float64Array(0);
+  /** Postings entries walked by the last ranking (what pruning saves; benches and tests read it). */
+  entriesWalked = 0;
 
   /** A copy of the postings, for a snapshot. */
   exportState(): PostingsState {
@@ -108,6 +110,14 @@ export class KeywordPostings {
   /**
    * The rows holding any of the query's lexemes, with their BM25F score (`query`), best first (equal
    * scores: `tieBreak`, ascending), at most `limit`, among the rows `accept`ed.
+   *
+   * Words are walked rarest first (by the most they can weigh: idf × (k1 + 1)), each adding its
+   * best form's weight to the rows holding it. Once the `limit`-th best row so far outweighs all
+   * that the words not yet walked could add together, no row they alone hold can reach the top:
+   * those words (the common ones, with the longest postings) are then not walked, only looked up
+   * (binary search) for the rows that can still make the top. Every row returned is scored
+   * again word by word in the query's order, so scores are the same float8 as the database's and
+   * as a walk of every posting (`rankByWalking`), and so is the order.
    */
   rank(
     query: Bm25Query,
@@ -117,36 +127,57 @@ export class KeywordPostings {
     tieBreak: (row: number) => string,
   ): RankedRow[] {
     if (!query.lexemes.length || limit < 1) return [];
-    if (this.sums.length < rows) {
-      const size = Math.max(rows, this.sums.length * 2);
-      this.sums = new Float64Array(size);
-      this.best = new Float64Array(size);
-    }
-    const { sums, best, rowLexemes } = this;
+    const words = this.wordsOf(query);
+    if (words.length < 2 || words.some((w) => !(w.bound > 0 && Number.isFinite(w.bound)))) return this.rankByWalking(query, rows, limit, accept, tieBreak);
+    this.reserveScratch(rows);
+    this.entriesWalked = 0;
+    const { sums } = this;
     const touched: number[] = [];
-    // Word by word, in the query's order: each row adds the best of the word's lexemes it holds.
-    const lexemes = query.lexemes;
-    for (let i = 0; i < lexemes.length; ) {
-      const word = lexemes[i]!.word;
-      const wordRows: number[] = [];
-      for (; i < lexemes.length && lexemes[i]!.word === word; i++) {
-        const { lexeme, idf } = lexemes[i]!;
-        const list = this.lists.get(lexeme);
-        if (!list) continue;
-        for (const entry of list) {
-          const row = Math.floor(entry / ENTRY);
-          if (row >= rows) break;
-          const weight = query.weigh(idf, entry % ENTRY, rowLexemes[row]!);
-          if (best[row] === 0) wordRows.push(row);
-          if (weight > best[row]!) best[row] = weight;
-        }
+    const order = [...words].sort((a, b) => b.bound - a.bound || a.word - b.word);
+    // What the words from the j-th on could add to a row at most.
+    const rest = new Float64Array(order.length + 1);
+    for (let j = order.length - 1; j >= 0; j--) rest[j] = rest[j + 1]! + order[j]!.bound;
+    let walked = 0;
+    let threshold = 0;
+    for (; walked < order.length; walked++) {
+      // No row's sum can pass what the words walked could add together: no need to look yet.
+      if (walked > 0 && rest[walked]! < rest[0]! - rest[walked]!) {
+        threshold = this.kthBest(touched, limit, accept);
+        // A margin for the order of the additions (partial sums here are in another order).
+        if (rest[walked]! < threshold * (1 - PRUNING_MARGIN)) break;
       }
-      for (const row of wordRows) {
-        if (sums[row] === 0) touched.push(row);
-        sums[row] = sums[row]! + best[row]!;
-        best[row] = 0;
-      }
+      this.walkWord(order[walked]!.lists, query, rows, touched);
     }
+    if (walked === order.length) threshold = this.kthBest(touched, limit, accept);
+    const unwalked = rest[walked]!;
+    const top = new TopRows(limit, tieBreak);
+    for (const row of touched) {
+      const partial = sums[row]!;
+      sums[row] = 0;
+      if (partial + unwalked < threshold * (1 - PRUNING_MARGIN) || !accept(row)) continue;
+      top.offer(row, this.score(row, words, query));
+    }
+    return top.sorted();
+  }
+
+  /**
+   * The same ranking by walking every posting of every query lexeme, in the query's word order:
+   * what `rank` computes, kept for queries it cannot prune (a single word, a weight that is not
+   * positive) and as the reference its tests compare with.
+   */
+  rankByWalking(
+    query: Bm25Query,
+    rows: number,
+    limit: number,
+    accept: (row: number) => boolean,
+    tieBreak: (row: number) => string,
+  ): RankedRow[] {
+    if (!query.lexemes.length || limit < 1) return [];
+    this.reserveScratch(rows);
+    this.entriesWalked = 0;
+    const { sums } = this;
+    const touched: number[] = [];
+    for (const word of this.wordsOf(query)) this.walkWord(word.lists, query, rows, touched);
     const top = new TopRows(limit, tieBreak);
     for (const row of touched) {
       const sum = sums[row]!;
@@ -155,6 +186,133 @@ export class KeywordPostings {
     }
     return top.sorted();
   }
+
+  /** The query's words in its order, each with its lexemes' postings and the most it can weigh in a row. */
+  private wordsOf(query: Bm25Query): QueryWordPostings[] {
+    const words: QueryWordPostings[] = [];
+    for (const { lexeme, word, idf } of query.lexemes) {
+      let last = words[words.length - 1];
+      if (last?.word !== word) {
+        last = { word, lists: [], bound: 0 };
+        words.push(last);
+      }
+      const list = this.lists.get(lexeme);
+      if (!list) continue;
+      last.lists.push({ list, idf });
+      // t / (k1 + t) < 1, so a lexeme weighs less than idf × (k1 + 1) in any row.
+      last.bound = Math.max(last.bound, idf * query.k1Plus1);
+    }
+    return words.filter((w) => w.lists.length);
+  }
+
+  private reserveScratch(rows: number): void {
+    if (this.sums.length >= rows) return;
+    const size = Math.max(rows, this.sums.length * 2);
+    this.sums = new Float64Array(size);
+    this.best = new Float64Array(size);
+  }
+
+  /** Adds a word's weight in each row holding it (its best form's) to the row's sum; new rows join `touched`. */
+  private walkWord(lists: QueryWordPostings['lists'], query: Bm25Query, rows: number, touched: number[]): void {
+    const { sums, best, rowLexemes } = this;
+    const wordRows: number[] = [];
+    for (const { list, idf } of lists) {
+      this.entriesWalked += list.length;
+      for (const entry of list) {
+        const row = Math.floor(entry / ENTRY);
+        if (row >= rows) break;
+        const weight = query.weigh(idf, entry % ENTRY, rowLexemes[row]!);
+        if (best[row] === 0) wordRows.push(row);
+        if (weight > best[row]!) best[row] = weight;
+      }
+    }
+    for (const row of wordRows) {
+      if (sums[row] === 0) touched.push(row);
+      sums[row] = sums[row]! + best[row]!;
+      best[row] = 0;
+    }
+  }
+
+  /** The `limit`-th best sum among the accepted touched rows (0 when there are fewer). */
+  private kthBest(touched: readonly number[], limit: number, accept: (row: number) => boolean): number {
+    if (touched.length < limit) return 0;
+    const { sums } = this;
+    // A min-heap of the best `limit` sums.
+    const heap = new Float64Array(limit);
+    let size = 0;
+    for (const row of touched) {
+      const sum = sums[row]!;
+      if (size === limit && sum <= heap[0]!) continue;
+      if (!accept(row)) continue;
+      if (size < limit) {
+        let i = size++;
+        heap[i] = sum;
+        while (i > 0) {
+          const parent = (i - 1) >> 1;
+          if (heap[parent]! <= heap[i]!) break;
+          [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+          i = parent;
+        }
+      } else {
+        heap[0] = sum;
+        let i = 0;
+        for (;;) {
+          const left = 2 * i + 1;
+          let least = i;
+          if (left < limit && heap[left]! < heap[least]!) least = left;
+          if (left + 1 < limit && heap[left + 1]! < heap[least]!) least = left + 1;
+          if (least === i) break;
+          [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+          i = least;
+        }
+      }
+    }
+    return size < limit ? 0 : heap[0]!;
+  }
+
+  /** A row's score as the walk in the query's word order sums it: each word's best form, word after word. */
+  private score(row: number, words: readonly QueryWordPostings[], query: Bm25Query): number {
+    const length = this.rowLexemes[row]!;
+    let sum = 0;
+    for (const { lists } of words) {
+      let best = 0;
+      for (const { list, idf } of lists) {
+        const occ = occurrencesIn(list, row);
+        if (occ < 0) continue;
+        const weight = query.weigh(idf, occ, length);
+        if (weight > best) best = weight;
+      }
+      if (best > 0) sum = sum + best;
+    }
+    return sum;
+  }
+}
+
+/**
+ * How much smaller than the `limit`-th best partial sum the most the unwalked words could add must
+ * be to leave them unwalked: partial sums are added in another order than the final scores, so
+ * they may differ from them in the last bits.
+ */
+const PRUNING_MARGIN = 1e-9;
+
+interface QueryWordPostings {
+  word: number;
+  lists: Array<{ list: readonly number[]; idf: number }>;
+  /** The most the word can weigh in a row. */
+  bound: number;
+}
+
+/** The row's occurrences in a lexeme's postings (rows ascending), or −1 when the row does not hold it. */
+function occurrencesIn(list: readonly number[], row: number): number {
+  const first = row * ENTRY;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < first) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < list.length && list[lo]! < first + ENTRY ? list[lo]! - first : -1;
 }
 
 /** The `limit` best rows seen: a heap with the worst kept row on top. */
