@@ -385,6 +385,10 @@ for (const database of testDatabases()) {
       const named = await standard.api('POST', '/v1/query', { ...q, corpora: [slug] });
       assert.equal(named.status, 403);
       assert.equal(named.body.error, 'corpus_not_available_on_plan');
+      // Knowledge bases and corpora are read at once; an unknown knowledge base is still reported first.
+      const both = await standard.api('POST', '/v1/query', { ...q, corpora: [slug], knowledge_base_ids: ['00000000-0000-4000-8000-000000000000'] });
+      assert.equal(both.status, 404);
+      assert.match(both.body.message, /knowledge base/);
       assert.equal(fromCorpus(await query(enterprise.api, q), slug).length, 1);
 
       await admin('PATCH', `/internal/v1/corpora/${slug}`, { plans: ['standard', 'enterprise'] });
