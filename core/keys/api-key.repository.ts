@@ -42,8 +42,8 @@ export const KEY_USE_RECORDED_EVERY_MS = 60_000;
 /**
  * Finds an active key by its hash together with its tenant, and records its use: `last_used_at` is
  * written only when the stored time is older than KEY_USE_RECORDED_EVERY_MS, in a second statement,
- * so an authenticated request costs one read (a data-modifying CTE made every read a write:
- * 0.87 ms against ~0.3 ms a request on the embedded engine, bench/query-path.bench.ts).
+ * so an authenticated request costs one read (a data-modifying CTE made every read a write: 0.87
+ * against 0.59–0.68 ms a request on the embedded engine, bench/query-path.bench.ts).
  */
 export async function authenticateKeyHash(db: Queryable, keyHash: string): Promise<AuthenticatedKeyRow | undefined> {
   const { rows } = await db.query<AuthenticatedKeyRow>(

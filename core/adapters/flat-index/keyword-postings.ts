@@ -199,7 +199,7 @@ export class KeywordPostings {
       const list = this.lists.get(lexeme);
       if (!list) continue;
       last.lists.push({ list, idf });
-      // t / (k1 + t) < 1, so a lexeme weighs less than idf × (k1 + 1) in any row.
+      // t / (k1 + t) ≤ 1, so a lexeme weighs at most idf × (k1 + 1) in any row.
       last.bound = Math.max(last.bound, idf * query.k1Plus1);
     }
     return words.filter((w) => w.lists.length);
