@@ -187,6 +187,39 @@ export class KeywordPostings {
     return top.sorted();
   }
 
+  /**
+   * The same ranking over only `candidates` (rows, each once), each looked up in the query's
+   * postings (binary search) instead of walking them: cheaper when a filter passes few rows
+   * (`prefersRows` says when). A row holding none of the query's lexemes is left out, as a walk
+   * never reaches it; scores are the walk's to the last bit.
+   */
+  rankRows(query: Bm25Query, candidates: Iterable<number>, limit: number, tieBreak: (row: number) => string): RankedRow[] {
+    if (!query.lexemes.length || limit < 1) return [];
+    const words = this.wordsOf(query);
+    this.entriesWalked = 0;
+    const top = new TopRows(limit, tieBreak);
+    for (const row of candidates) {
+      const sum = this.score(row, words, query);
+      if (sum >= 0) top.offer(row, sum);
+    }
+    return top.sorted();
+  }
+
+  /**
+   * Whether looking `candidates` rows up in the query's postings costs less than walking them: a
+   * lookup is a binary search in each of the query's lists, a walk reads every entry.
+   */
+  prefersRows(query: Bm25Query, candidates: number): boolean {
+    let entries = 0;
+    let lookups = 0;
+    for (const { lexeme } of query.lexemes) {
+      const length = this.lists.get(lexeme)?.length ?? 0;
+      entries += length;
+      if (length) lookups += candidates * (1 + Math.log2(length));
+    }
+    return lookups < entries;
+  }
+
   /** The query's words in its order, each with its lexemes' postings and the most it can weigh in a row. */
   private wordsOf(query: Bm25Query): QueryWordPostings[] {
     const words: QueryWordPostings[] = [];
@@ -270,21 +303,26 @@ export class KeywordPostings {
     return size < limit ? 0 : heap[0]!;
   }
 
-  /** A row's score as the walk in the query's word order sums it: each word's best form, word after word. */
+  /**
+   * A row's score as the walk in the query's word order sums it: each word's best form, word after
+   * word; −1 when the row holds none of the query's lexemes.
+   */
   private score(row: number, words: readonly QueryWordPostings[], query: Bm25Query): number {
     const length = this.rowLexemes[row]!;
     let sum = 0;
+    let held = false;
     for (const { lists } of words) {
       let best = 0;
       for (const { list, idf } of lists) {
         const occ = occurrencesIn(list, row);
         if (occ < 0) continue;
+        held = true;
         const weight = query.weigh(idf, occ, length);
         if (weight > best) best = weight;
       }
       if (best > 0) sum = sum + best;
     }
-    return sum;
+    return held ? sum : -1;
   }
 }
 
