@@ -37,7 +37,7 @@ export async function insertApiKey(
 }
 
 /** How often a key's `last_used_at` is written at most: reads stay cheap, the time stays accurate to a minute. */
-export const KEY_USE_RECORDED_EVERY_MS = 60_000;
+const KEY_USE_RECORDED_EVERY_MS = 60_000;
 
 /**
  * Finds an active key by its hash together with its tenant, and records its use: `last_used_at` is

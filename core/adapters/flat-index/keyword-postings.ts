@@ -128,42 +128,14 @@ export class KeywordPostings {
   ): RankedRow[] {
     if (!query.lexemes.length || limit < 1) return [];
     const words = this.wordsOf(query);
-    if (words.length < 2 || words.some((w) => !(w.bound > 0 && Number.isFinite(w.bound)))) return this.rankByWalking(query, rows, limit, accept, tieBreak);
-    this.reserveScratch(rows);
-    this.entriesWalked = 0;
-    const { sums } = this;
-    const touched: number[] = [];
-    const order = [...words].sort((a, b) => b.bound - a.bound || a.word - b.word);
-    // What the words from the j-th on could add to a row at most.
-    const rest = new Float64Array(order.length + 1);
-    for (let j = order.length - 1; j >= 0; j--) rest[j] = rest[j + 1]! + order[j]!.bound;
-    let walked = 0;
-    let threshold = 0;
-    for (; walked < order.length; walked++) {
-      // No row's sum can pass what the words walked could add together: no need to look yet.
-      if (walked > 0 && rest[walked]! < rest[0]! - rest[walked]!) {
-        threshold = this.kthBest(touched, limit, accept);
-        // A margin for the order of the additions (partial sums here are in another order).
-        if (rest[walked]! < threshold * (1 - PRUNING_MARGIN)) break;
-      }
-      this.walkWord(order[walked]!.lists, query, rows, touched);
-    }
-    if (walked === order.length) threshold = this.kthBest(touched, limit, accept);
-    const unwalked = rest[walked]!;
-    const top = new TopRows(limit, tieBreak);
-    for (const row of touched) {
-      const partial = sums[row]!;
-      sums[row] = 0;
-      if (partial + unwalked < threshold * (1 - PRUNING_MARGIN) || !accept(row)) continue;
-      top.offer(row, this.score(row, words, query));
-    }
-    return top.sorted();
+    const prunable = words.length >= 2 && words.every((w) => w.bound > 0 && Number.isFinite(w.bound));
+    return this.walk(words, query, rows, limit, accept, tieBreak, prunable);
   }
 
   /**
    * The same ranking by walking every posting of every query lexeme, in the query's word order:
-   * what `rank` computes, kept for queries it cannot prune (a single word, a weight that is not
-   * positive) and as the reference its tests compare with.
+   * what `rank` computes, and what it does for queries it cannot prune (a single word, a weight
+   * that is not positive); the reference its tests compare with.
    */
   rankByWalking(
     query: Bm25Query,
@@ -173,16 +145,51 @@ export class KeywordPostings {
     tieBreak: (row: number) => string,
   ): RankedRow[] {
     if (!query.lexemes.length || limit < 1) return [];
+    return this.walk(this.wordsOf(query), query, rows, limit, accept, tieBreak, false);
+  }
+
+  /**
+   * Walks the words' postings into per-row sums and keeps the `limit` best accepted rows. Unpruned,
+   * words go in the query's order and the sums are the scores; pruned, rarest first, stopping once
+   * the rest cannot change the top, and the rows kept are scored again in the query's order.
+   */
+  private walk(
+    words: readonly QueryWordPostings[],
+    query: Bm25Query,
+    rows: number,
+    limit: number,
+    accept: (row: number) => boolean,
+    tieBreak: (row: number) => string,
+    prune: boolean,
+  ): RankedRow[] {
     this.reserveScratch(rows);
     this.entriesWalked = 0;
     const { sums } = this;
     const touched: number[] = [];
-    for (const word of this.wordsOf(query)) this.walkWord(word.lists, query, rows, touched);
+    const order = prune ? [...words].sort((a, b) => b.bound - a.bound || a.word - b.word) : words;
+    // What the words from the j-th on could add to a row at most.
+    const rest = new Float64Array(order.length + 1);
+    if (prune) for (let j = order.length - 1; j >= 0; j--) rest[j] = rest[j + 1]! + order[j]!.bound;
+    let walked = 0;
+    let threshold = 0;
+    for (; walked < order.length; walked++) {
+      // No row's sum can pass what the words walked could add together: no need to look yet.
+      if (prune && walked > 0 && rest[walked]! < rest[0]! - rest[walked]!) {
+        threshold = this.kthBest(touched, limit, accept);
+        // A margin for the order of the additions (partial sums here are in another order).
+        if (rest[walked]! < threshold * (1 - PRUNING_MARGIN)) break;
+      }
+      this.walkWord(order[walked]!.lists, query, rows, touched);
+    }
+    if (prune && walked === order.length) threshold = this.kthBest(touched, limit, accept);
+    const unwalked = rest[walked]!;
     const top = new TopRows(limit, tieBreak);
     for (const row of touched) {
-      const sum = sums[row]!;
+      const partial = sums[row]!;
       sums[row] = 0;
-      if (accept(row)) top.offer(row, sum);
+      if (!accept(row)) continue;
+      if (!prune) top.offer(row, partial);
+      else if (partial + unwalked >= threshold * (1 - PRUNING_MARGIN)) top.offer(row, this.score(row, words, query));
     }
     return top.sorted();
   }

@@ -460,25 +460,21 @@ export class Segment<O extends Owner> {
   ): KeywordHit[] {
     if (!this.postings || !this.live) return [];
     const accepted = this.accepted(accept, labels);
-    const allowed = accepted && new Set(accepted);
-    if (allowed?.size === 0) return [];
+    if (accepted?.length === 0) return [];
     const { chunkIds, rowOwners } = this;
-    const candidates = accepted?.reduce((n, owner) => n + owner.rows.length, 0);
-    if (accepted && candidates !== undefined && this.postings.prefersRows(query, candidates)) {
+    const tieBreak = (row: number) => chunkIds[row]!;
+    let ranked;
+    if (accepted && this.postings.prefersRows(query, accepted.reduce((n, owner) => n + owner.rows.length, 0))) {
       // A selective filter (a tag on 0.1 % of documents): its rows looked up, not the postings walked.
-      const rows = accepted.flatMap((owner) => owner.rows.filter((row) => row < this.rows));
-      return this.postings.rankRows(query, rows, limit, (row) => chunkIds[row]!).map((r) => ({ chunkId: chunkIds[r.row]!, rank: r.rank }));
-    }
-    const ranked = this.postings.rank(
-      query,
-      this.rows,
-      limit,
-      (row) => {
+      ranked = this.postings.rankRows(query, accepted.flatMap((owner) => owner.rows), limit, tieBreak);
+    } else {
+      const allowed = accepted && new Set(accepted);
+      const passes = (row: number) => {
         const owner = rowOwners[row];
         return owner !== undefined && (!allowed || allowed.has(owner));
-      },
-      (row) => chunkIds[row]!,
-    );
+      };
+      ranked = this.postings.rank(query, this.rows, limit, passes, tieBreak);
+    }
     return ranked.map((r) => ({ chunkId: chunkIds[r.row]!, rank: r.rank }));
   }
 
