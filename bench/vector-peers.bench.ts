@@ -238,7 +238,7 @@ async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Arr
   const generation = await store.begin();
   const graphFile = segment.hasGraph ? path.join(generation, 'graph-0.usearch') : undefined;
   await store.write(generation, { embedderId: 'bench', keywords: false, takenAt: new Date().toISOString() }, [
-    { group: 'knowledgeBase', id: 'kb', state: segment.exportState(graphFile), graphFile },
+    { group: 'knowledgeBase', id: 'kb', state: await segment.exportState(graphFile), graphFile },
   ]);
   const writeSeconds = (performance.now() - t) / 1000;
   let megabytes = 0;

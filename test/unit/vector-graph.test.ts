@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { VectorScanner } from '../../core/adapters/flat-index/scan/vector-scanner.js';
 import { type Owner, Segment, quantize } from '../../core/adapters/flat-index/segment.js';
 import { DEFAULT_GRAPH_POLICY, type GraphPolicy } from '../../core/adapters/flat-index/vector-graph.js';
 import { seededRandom } from '../../core/shared/seeded-random.js';
@@ -34,12 +35,13 @@ async function built(segment: Segment<Tagged>): Promise<void> {
   while (segment.graphPending > 0) await nextTurn();
 }
 
-describe('flat vector index: the HNSW graph of a large dense segment', () => {
+for (const host of ['here', 'on the scan worker'] as const) describe(`flat vector index: the HNSW graph of a large dense segment (${host})`, () => {
   // Filters passing up to 500 rows are scanned exactly; broader ones go through the graph.
   const policy: GraphPolicy = { ...DEFAULT_GRAPH_POLICY, minBytes: 500 * DIMENSIONS, exactBytes: 500 * DIMENSIONS };
   const vectors = denseVectors(3000, 3);
   const queries = denseVectors(30, 4);
   let segment: Segment<Tagged>;
+  let scanner: VectorScanner | undefined;
   const live = new Set<number>();
 
   /** The exact top `k` among live rows that `accept` passes, by float cosine. */
@@ -67,10 +69,15 @@ describe('flat vector index: the HNSW graph of a large dense segment', () => {
   };
 
   beforeEach(() => {
-    segment = new Segment<Tagged>(DIMENSIONS, 't', null, undefined, (o) => [o.tag], false, policy);
+    // Mirrors start far above these segments' size: only the graph goes to the worker.
+    scanner = host === 'here' ? undefined : new VectorScanner(1, 2 ** 40);
+    segment = new Segment<Tagged>(DIMENSIONS, 't', null, scanner, (o) => [o.tag], false, policy);
     live.clear();
   });
-  afterEach(() => segment.dispose());
+  afterEach(async () => {
+    segment.dispose();
+    await scanner?.close();
+  });
 
   const put = (from: number, to: number) => {
     for (let i = from; i < to; i++) {
@@ -154,4 +161,20 @@ describe('flat vector index: the HNSW graph of a large dense segment', () => {
     assert.ok(survivors.includes('c2500'), `got ${survivors.join(', ')}`);
     assert.ok(survivors.every((id) => live.has(Number(id.slice(1)))), `got ${survivors.join(', ')}`);
   });
+
+  if (host === 'on the scan worker') {
+    it('answers correctly when the worker is lost: the graph is built again here', async () => {
+      put(0, 3000);
+      await built(segment);
+      assert.ok((await overlap(null)) >= 0.95);
+      await scanner!.close();
+      // The first search finds the worker gone: it is answered by an exact scan (int8, so near-ties
+      // of the float answer may differ), and the graph starts here.
+      assert.ok((await overlap(null)) >= 0.95);
+      assert.ok(segment.hasGraph && segment.graphPending > 0, 'a graph is being built here');
+      await built(segment);
+      assert.ok((await overlap(null)) >= 0.95);
+      assert.ok((await overlap((o) => o.tag === 'odd', ['odd'])) >= 0.9);
+    });
+  }
 });

@@ -191,16 +191,19 @@ export class FlatVectorIndex implements VectorIndex {
     const generation = await store.begin();
     try {
       let takenAt = new Date();
-      const segments: SnapshotSegment[] = [];
+      let taken: Array<Promise<SnapshotSegment>> = [];
       await this.enqueue(() => {
         takenAt = new Date();
-        for (const { group, id, segment } of this.segments()) {
-          const graphFile = segment.hasGraph ? `${generation}/graph-${segments.length}.usearch` : undefined;
-          segments.push({ group, id, state: segment.exportState(graphFile), graphFile });
-        }
+        // Each segment's state is taken as the call is made; a graph on the scanner's worker is
+        // saved there before any later change reaches it, so the queue need not wait for it.
+        taken = [...this.segments()].map(({ group, id, segment }, i) => {
+          const graphFile = segment.hasGraph ? `${generation}/graph-${i}.usearch` : undefined;
+          return segment.exportState(graphFile).then((state) => ({ group, id, state, graphFile: state.graph && graphFile }));
+        });
         this.changed = false;
         return Promise.resolve();
       });
+      const segments = await Promise.all(taken);
       await store.write(generation, { embedderId: this.embedderId, keywords: this.options.keywords, takenAt: takenAt.toISOString() }, segments);
       this.log.info({ segments: segments.length, ms: Date.now() - started }, 'vector index snapshot written');
     } catch (err) {

@@ -2,8 +2,9 @@ import type { KeywordHit } from '../../ports/keyword-index.js';
 import type { Bm25Query, Occurrences } from '../../search/bm25.js';
 import type { VectorHit } from '../../ports/vector-index.js';
 import { KeywordPostings, type PostingsState } from './keyword-postings.js';
+import { GraphedRows } from './graphed-rows.js';
 import { type ScanMatches, type VectorScanner, scanNow } from './scan/vector-scanner.js';
-import { type GraphPolicy, type GraphState, VectorGraph } from './vector-graph.js';
+import type { GraphPolicy, GraphState } from './vector-graph.js';
 
 /** A chunk as a segment takes it: its vector (unless the segment keeps none) and its tsvector's lexemes with their occurrences. */
 export interface SegmentChunk {
@@ -78,10 +79,10 @@ export function quantize(vector: Float32Array, out: Int8Array = new Int8Array(ve
  * owner leaves its rows dead until enough are dead to compact. A segment of 0 dimensions keeps
  * lexemes only (chunks of another embedder than the one in use, which keyword search still finds).
  *
- * A large segment of dense vectors also gets an HNSW graph (VectorGraph, given a GraphPolicy),
- * built in the background a batch of rows per turn of the event loop; its searches then go
- * through the graph (plus an exact scan of the rows not yet in it), except filtered searches
- * whose passing rows are few enough to scan exactly.
+ * A large segment of dense vectors also gets an HNSW graph (GraphedRows, given a GraphPolicy),
+ * built in the background a batch of rows at a time, on the scanner's worker (or here, without
+ * one); its searches then go through the graph (plus an exact scan of the rows not yet in it),
+ * except filtered searches whose passing rows are few enough to scan exactly (here).
  */
 export class Segment<O extends Owner> {
   private data: Int8Array;
@@ -98,9 +99,10 @@ export class Segment<O extends Owner> {
   private postings: KeywordPostings | undefined;
   /** Non-zero components written (for the density a graph needs). */
   private nonZero = 0;
-  private graph: VectorGraph | undefined;
-  /** Whether a batch of rows is queued for the graph. */
-  private building = false;
+  /** The graph, when it is here (no worker, or the worker failed). */
+  private graph: GraphedRows | undefined;
+  /** The graph, when it is on the scanner's worker: its number there, and how far it covers the rows as last heard. */
+  private remoteGraph: { id: number; covered: number } | undefined;
   private disposed = false;
 
   constructor(
@@ -157,8 +159,11 @@ export class Segment<O extends Owner> {
       if (!owners) this.labelled.set(label, (owners = new Set()));
       owners.add(owner);
     }
-    this.growGraph();
-    if (this.graph) return;
+    const written = this.data.subarray(first * d, this.rows * d);
+    this.graph?.append(first, written);
+    if (this.remoteGraph) this.scanner!.append(this.remoteGraph.id, first * d, written);
+    this.startGraph();
+    if (this.hasGraph) return;
     if (this.mirror !== undefined) this.scanner!.append(this.mirror, first * d, this.data.subarray(first * d, this.rows * d));
     else if (this.scanner?.offloads(this.rows * d)) {
       this.mirror = this.scanner.segmentId();
@@ -167,52 +172,61 @@ export class Segment<O extends Owner> {
   }
 
   /**
-   * Starts the graph once the segment qualifies (its worker mirror is dropped then: searches go
-   * through the graph, and the few exact scans left run here), and queues the new rows for it.
+   * Starts the graph once the segment qualifies (or from a saved one, which it then always gets),
+   * on the scanner's worker (its mirror there is dropped: searches go through the graph, and the
+   * few exact scans left run here), or here when there is no worker or `here` asks for it.
    */
-  private growGraph(): void {
+  private startGraph(saved?: { file: string; state: GraphState }, here = false): void {
     const policy = this.graphPolicy;
-    if (!policy || this.disposed || this.dimensions === 0) return;
-    if (!this.graph) {
-      if (this.live * this.dimensions < policy.minBytes || this.nonZero < policy.minDensity * this.rows * this.dimensions) return;
-      this.graph = new VectorGraph(this.dimensions, policy);
-      this.dropMirror();
+    const d = this.dimensions;
+    if (!policy || this.disposed || d === 0 || this.hasGraph) return;
+    if (!saved && (this.live * d < policy.minBytes || this.nonZero < policy.minDensity * this.rows * d)) return;
+    this.dropMirror();
+    const dead: number[] = [];
+    for (let row = 0; row < this.rows; row++) if (!this.rowOwners[row]) dead.push(row);
+    const loaded = saved && { ...saved, rows: this.rows };
+    const at = saved?.state.covered ?? 0;
+    const rows = this.data.subarray(at * d, this.rows * d);
+    if (this.scanner?.available && !here) {
+      const remote = { id: this.scanner.segmentId(), covered: at };
+      this.remoteGraph = remote;
+      this.scanner.startGraph(remote.id, d, policy, loaded, at * d, rows, Int32Array.from(dead), (covered) => {
+        remote.covered = covered;
+      });
+      return;
     }
-    if (this.building || this.graph.covered >= this.rows) return;
-    this.building = true;
-    // Each turn adds as many rows as fit in about `policy.batchMs` (on every core: the event loop
-    // waits for the batch either way), so a backlog (a large load) goes as fast as the machine allows
-    // while a query waits at most that long.
-    let batch = 16;
-    const step = () => {
-      const graph = this.graph;
-      if (!graph || this.disposed) return;
-      const started = performance.now();
-      graph.add(this.data, graph.covered, Math.min(this.rows, graph.covered + batch), (row) => this.rowOwners[row] !== undefined, 0);
-      const elapsed = performance.now() - started;
-      batch = Math.max(16, Math.min(4096, Math.round((batch * policy.batchMs) / Math.max(elapsed, 0.1))));
-      if (graph.covered < this.rows) setImmediate(step);
-      else this.building = false;
-    };
-    setImmediate(step);
+    let graph: GraphedRows;
+    try {
+      graph = new GraphedRows(d, policy, loaded);
+      graph.append(at, rows);
+    } catch {
+      // A saved graph that does not load is built anew.
+      graph = new GraphedRows(d, policy);
+      graph.append(0, this.data.subarray(0, this.rows * d));
+    }
+    graph.remove(dead);
+    this.graph = graph;
   }
 
   /** Rows not yet in the graph (0 without one): searches scan them exactly. */
   get graphPending(): number {
-    return this.graph ? this.rows - this.graph.covered : 0;
+    if (this.remoteGraph) return Math.max(0, this.rows - this.remoteGraph.covered);
+    return this.graph?.pending ?? 0;
   }
 
   /** Whether the segment has a graph. */
   get hasGraph(): boolean {
-    return this.graph !== undefined;
+    return this.graph !== undefined || this.remoteGraph !== undefined;
   }
 
   /**
    * The segment's state as of now, for a snapshot: the rows' vectors as they are (rows added later
    * are past `rows`, and a compaction writes new memory, so the caller may write them out while
-   * the segment changes), everything else copied; the graph, if any, is written to `graphFile`.
+   * the segment changes), everything else copied; the graph, if any, is written to `graphFile`
+   * (on the worker, in the order of the segment's changes: as of now), and `graph` is absent when it
+   * could not be.
    */
-  exportState(graphFile: string | undefined): SegmentState<O> {
+  async exportState(graphFile: string | undefined): Promise<SegmentState<O>> {
     const owners: Array<Omit<O, 'rows'>> = [];
     const position = new Map<O, number>();
     for (const owner of this.owners.values()) {
@@ -225,6 +239,11 @@ export class Segment<O extends Owner> {
       const owner = this.rowOwners[row];
       rowOwner[row] = owner ? position.get(owner)! : -1;
     }
+    const remote = this.remoteGraph;
+    const savedGraph =
+      !graphFile ? undefined
+      : remote ? this.scanner!.saveGraph(remote.id, graphFile).catch(() => undefined)
+      : this.graph?.save(graphFile);
     return {
       dimensions: this.dimensions,
       tenantId: this.tenantId,
@@ -237,7 +256,7 @@ export class Segment<O extends Owner> {
       rowOwner,
       owners,
       postings: this.postings?.exportState(),
-      graph: this.graph && graphFile ? this.graph.save(graphFile) : undefined,
+      graph: await savedGraph,
     };
   }
 
@@ -265,9 +284,8 @@ export class Segment<O extends Owner> {
       }
     }
     if (setup.keywords) segment.postings = state.postings ? KeywordPostings.fromState(state.postings) : new KeywordPostings();
-    if (state.graph && graphFile && setup.graphPolicy) segment.graph = VectorGraph.load(graphFile, d, setup.graphPolicy, state.graph, state.rows);
-    segment.growGraph();
-    if (!segment.graph && setup.scanner?.offloads(segment.rows * d)) {
+    segment.startGraph(state.graph && graphFile ? { file: graphFile, state: state.graph } : undefined);
+    if (!segment.hasGraph && setup.scanner?.offloads(segment.rows * d)) {
       segment.mirror = setup.scanner.segmentId();
       setup.scanner.replace(segment.mirror, d, segment.data.subarray(0, segment.rows * d));
     }
@@ -277,8 +295,15 @@ export class Segment<O extends Owner> {
   /** Frees the segment's mirror and graph (the segment is no longer used). */
   dispose(): void {
     this.disposed = true;
-    this.graph = undefined;
+    this.dropGraph();
     this.dropMirror();
+  }
+
+  private dropGraph(): void {
+    this.graph?.dispose();
+    this.graph = undefined;
+    if (this.remoteGraph) this.scanner!.drop(this.remoteGraph.id);
+    this.remoteGraph = undefined;
   }
 
   private dropMirror(): void {
@@ -291,6 +316,7 @@ export class Segment<O extends Owner> {
     if (!owner) return;
     for (const row of owner.rows) this.rowOwners[row] = undefined;
     this.graph?.remove(owner.rows);
+    if (this.remoteGraph) this.scanner!.removeRows(this.remoteGraph.id, owner.rows);
     this.dead += owner.rows.length;
     this.owners.delete(key);
     for (const label of this.labels(owner)) {
@@ -329,6 +355,14 @@ export class Segment<O extends Owner> {
     this.dead = 0;
     this.postings?.renumber(moved);
     this.graph?.renumber(moved, this.rows);
+    const remote = this.remoteGraph;
+    if (remote) {
+      this.scanner!.renumber(remote.id, moved, this.rows);
+      // As the graph renumbers it (what was last heard, so at most how far it covers the rows).
+      let covered = 0;
+      for (let row = 0; row < Math.min(remote.covered, moved.length); row++) if (moved[row]! >= 0) covered = moved[row]! + 1;
+      remote.covered = covered;
+    }
     if (this.mirror !== undefined) this.scanner!.replace(this.mirror, d, this.data.subarray(0, this.rows * d));
   }
 
@@ -356,7 +390,7 @@ export class Segment<O extends Owner> {
       if (!allowed) return [];
     }
     const wanted = Math.min(limit, allowed);
-    const graphHits = this.graphNearest(query, wanted, accept, allowed);
+    const graphHits = await this.graphNearest(query, wanted, accepted, allowed);
     if (graphHits) return graphHits;
     const state = { chunkIds: this.chunkIds, rowOwners: this.rowOwners };
     const rows = this.rows;
@@ -393,43 +427,37 @@ export class Segment<O extends Owner> {
   }
 
   /**
-   * The search through the graph, when it serves this one (undefined when not: no graph, too many
-   * rows not in it yet, or few enough passing rows to scan them exactly). The graph's vectors are
-   * usearch's own int8 quantization, coarser than the segment's (per vector scaled): alone, they
-   * found ~0.90 of the exact top 10 on clustered vectors whatever the ef. So the graph proposes
-   * candidates (four times as many as wanted, at least 40), which with the rows not yet in it are
-   * ranked exactly on the segment's rows (0.99). Filtered, it asks for as many as should hold
-   * `wanted` passing ones and goes deeper while fewer pass, up to a quarter of the graph; past that
-   * an exact scan is cheaper, and the caller makes it. It never answers short: `wanted` rows pass
-   * (the caller counted them), so fewer candidates mean the graph missed some.
+   * The search through the graph, when it serves this one: its candidates (GraphedRows.candidates)
+   * ranked exactly on the segment's rows. Undefined when it does not (no graph, too many rows not
+   * in it yet, too few candidates found, or few enough passing rows to scan them exactly). When the
+   * worker fails to answer, the graph is started anew here.
    */
-  private graphNearest(query: Int8Array, wanted: number, accept: ((owner: O) => boolean) | null, allowed: number): VectorHit[] | undefined {
-    const graph = this.graph;
+  private async graphNearest(query: Int8Array, wanted: number, accepted: O[] | undefined, allowed: number): Promise<VectorHit[] | undefined> {
     const policy = this.graphPolicy;
-    if (!graph || !policy) return undefined;
-    const pending = this.rows - graph.covered;
-    if (pending * this.dimensions > Math.max(policy.exactBytes, (graph.size * this.dimensions) / 8)) return undefined;
-    if (accept && allowed * this.dimensions <= policy.exactBytes) return undefined;
+    if (!this.hasGraph || !policy) return undefined;
+    if (accepted && allowed * this.dimensions <= policy.exactBytes) return undefined;
+    // The rows as they are now: the worker answers in their numbering, and a compaction meanwhile writes new memory.
     const state = { chunkIds: this.chunkIds, rowOwners: this.rowOwners };
-    const passes = (row: number) => {
-      const owner = this.rowOwners[row];
-      return owner !== undefined && (!accept || accept(owner));
-    };
-    const tail: number[] = [];
-    for (let row = graph.covered; row < this.rows; row++) if (passes(row)) tail.push(row);
-    let k = Math.max(40, 4 * (accept ? Math.ceil((wanted * this.live) / allowed) : wanted));
-    for (;;) {
-      const found = graph.search(query, k);
-      const candidates = Int32Array.from([...Array.from(found.keys, Number).filter(passes), ...tail]);
-      if (candidates.length >= wanted) {
-        const ranked = scanNow(this.gather(this.data, candidates), query, this.dimensions, wanted, this.threads);
-        return this.hits(state, ranked, (i) => candidates[i]!);
+    const data = this.data;
+    const only = accepted ? Int32Array.from(accepted.flatMap((owner) => owner.rows)) : null;
+    const remote = this.remoteGraph;
+    let candidates: Int32Array | undefined;
+    if (remote) {
+      try {
+        candidates = await this.scanner!.graphCandidates(remote.id, query, wanted, only);
+      } catch {
+        if (this.remoteGraph === remote) {
+          this.dropGraph();
+          this.startGraph(undefined, true);
+        }
+        return undefined;
       }
-      // Too few even from the whole graph (a search need not reach every node: equal vectors
-      // leave some unreachable), or so deep that the exact scan is cheaper: the caller scans.
-      if (k * 4 > graph.size) return undefined;
-      k *= 4;
+    } else {
+      candidates = this.graph!.candidates(query, wanted, only);
     }
+    if (!candidates) return undefined;
+    const ranked = scanNow(this.gather(data, candidates), query, this.dimensions, wanted, this.threads);
+    return this.hits(state, ranked, (i) => candidates[i]!);
   }
 
   /**

@@ -110,22 +110,24 @@ export class VectorGraph {
     return this.index.size();
   }
 
-  /** Adds rows `from`..`to` − 1 of `data` (those `live` passes) on `threads` threads (0: every core) and moves `covered` to `to`. */
-  add(data: Int8Array, from: number, to: number, live: (row: number) => boolean, threads = 1): void {
+  /**
+   * Adds rows `from`..`to` − 1 (those `live` passes) on `threads` threads (0: every core) and moves
+   * `covered` to `to`; `data` holds rows from `base` on.
+   */
+  add(data: Int8Array, base: number, from: number, to: number, live: (row: number) => boolean, threads = 1): void {
     const d = this.dimensions;
     const rows: number[] = [];
     for (let row = from; row < to; row++) if (live(row)) rows.push(row);
     this.reserve(to, this.labels + rows.length);
     if (rows.length) {
       const keys = new BigUint64Array(rows.length);
-      const vectors = new Float32Array(rows.length * d);
+      const vectors = new Int8Array(rows.length * d);
       rows.forEach((row, i) => {
         const label = this.labels++;
         this.labelRow[label] = row;
         this.rowLabel[row] = label;
         keys[i] = BigInt(label);
-        // usearch quantizes to int8 itself, from floats: the int8 values are floats of the same direction.
-        vectors.set(data.subarray(row * d, (row + 1) * d), i * d);
+        vectors.set(data.subarray((row - base) * d, (row - base + 1) * d), i * d);
       });
       this.index.add(keys, vectors, threads);
     }
@@ -168,7 +170,7 @@ export class VectorGraph {
   search(query: Int8Array, count: number): ScanMatches {
     const k = Math.min(count, this.size);
     if (k < 1) return { keys: new BigUint64Array(0), distances: new Float32Array(0) };
-    const found = this.index.search(Float32Array.from(query), k, 1);
+    const found = this.index.search(query, k, 1);
     const keys: bigint[] = [];
     const distances: number[] = [];
     for (let i = 0; i < found.keys.length; i++) {

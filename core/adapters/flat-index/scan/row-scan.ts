@@ -1,6 +1,11 @@
 import type { ScanMatches } from './column-scan.js';
 import { usearch } from './usearch.js';
 
+/** The exact int8 cosine scan for the `count` nearest rows, on this thread (usearch: SIMD over row-major rows). */
+export function scanNow(dataset: Int8Array, query: Int8Array, dimensions: number, count: number, threads: number): ScanMatches {
+  return usearch.exactSearch(dataset, query, dimensions, count, usearch.MetricKind.Cos, threads);
+}
+
 /**
  * Int8 vectors as written, row after row, scanned by usearch (SIMD over each row): the layout for
  * dense vectors (a neural embedder's), whose queries read every dimension, so the column layout's
@@ -51,7 +56,7 @@ export class RowVectors {
     }
     const k = Math.min(count, dataset.length / d);
     if (!k) return { keys: new BigUint64Array(0), distances: new Float32Array(0) };
-    const found = usearch.exactSearch(dataset, query, d, k, usearch.MetricKind.Cos, 1);
+    const found = scanNow(dataset, query, d, k, 1);
     const keys = positions ? BigUint64Array.from(found.keys, (key) => BigInt(positions[Number(key)]!)) : found.keys;
     return { keys, distances: found.distances };
   }
