@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RequestContext } from '../context.js';
 import type { Decompounder } from '../ports/decompounder.js';
 import { corpusNotAvailableOnPlan, duaNotAccepted, isSearchable } from '../corpora/corpus-access.js';
@@ -223,11 +224,25 @@ export class SearchService {
         .sort((a, b) => b.rank - a.rank)
         .slice(0, limit);
     };
+    // The vector searches are sent once the query's vectors are there, and run off this thread (the
+    // flat index's graph and scans on its worker; a database index on its own connection). The
+    // keyword ranking, which the flat index does in memory on this thread, starts after they were
+    // sent (a turn of the event loop later), not before: started first, it would hold the vectors'
+    // arrival up and the two would run one after the other. Waiting costs nothing the answer does
+    // not wait for anyway: it needs the vector searches, which need the vectors.
+    const vectorsSent: Promise<unknown> =
+      mode === 'hybrid'
+        ? Promise.all([...groupByDimensions([...kbs, ...corpora]).keys()].map(queryVector)).then(
+            () => nextTurn(),
+            () => undefined,
+          )
+        : Promise.resolve();
     const searchKeywords = async () => {
       // Normalised once, by PostgreSQL, for both searches (compounds split against the first searched).
       const collectionIds = kbIds.length ? kbIds : corpusIds;
       const { words, statistics } = await this.queryWords(await queryWordForms, collectionIds);
       if (!words.length) return [];
+      await vectorsSent;
       const first = await keywordPass(words, statistics);
       const { feedback } = this.options;
       if (!feedback || !first.length) return first;

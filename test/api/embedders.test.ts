@@ -93,6 +93,39 @@ describe('embedders through the whole stack', () => {
     }
   });
 
+  it('sends the vector search before the keyword ranking starts, so the two run at once when the vector comes late', async () => {
+    const fake = await FakeOpenAiEmbeddingsServer.start({ dimensions: 64 });
+    const app = await startTestApp(await database!.get(), {
+      env: { EMBEDDER: 'openai', EMBEDDER_URL: fake.baseUrl, EMBEDDER_MODEL: 'fake-embed' },
+    });
+    const { vectorIndex, keywordIndex } = app.services.adapters;
+    const started: string[] = [];
+    // Both indexes are the real ones; each call is only noted.
+    const vectorSearch = vectorIndex.search.bind(vectorIndex);
+    const keywordSearch = keywordIndex.search.bind(keywordIndex);
+    vectorIndex.search = (params) => (started.push('vector'), vectorSearch(params));
+    keywordIndex.search = (params) => (started.push('keyword'), keywordSearch(params));
+    try {
+      const t = await createTenant(app);
+      const api = client(app.url, t.key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'k', dimensions: 48 })).body.id;
+      await ingest(app, t.key, { knowledge_base_id: kb, title: 'invoice', content: 'the refund of the invoice payment failed.' });
+      // The query's words are ready long before its vector.
+      fake.delayMs = 60;
+      const res = await api('POST', '/v1/query', { query: 'invoice refund' });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.results[0].document_title, 'invoice');
+      assert.deepEqual(started, ['vector', 'keyword']);
+      // A vector that never comes (the embedder fails) fails the query; the keyword side does not wait forever.
+      fake.failNext(1, { status: 400, body: { error: { message: 'no' } } });
+      const failed = await api('POST', '/v1/query', { query: 'invoice refund' });
+      assert.ok(failed.status >= 400, `status ${failed.status}`);
+    } finally {
+      await app.close();
+      await fake.close();
+    }
+  });
+
   it('after a change of model, vector search skips chunks of the old one and the change is reported', async () => {
     const lexical = await startTestApp(await database!.get());
     const fake = await FakeOpenAiEmbeddingsServer.start({ dimensions: 64 });
