@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { FlatKeywordIndex } from '../../core/adapters/flat-index/flat.keyword-index.js';
 import { FlatVectorIndex } from '../../core/adapters/flat-index/flat.vector-index.js';
-import { KeywordPostings } from '../../core/adapters/flat-index/keyword-postings.js';
+import { KeywordPostings, runsOf } from '../../core/adapters/flat-index/keyword-postings.js';
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import { PostgresKeywordIndex } from '../../core/adapters/postgres.keyword-index.js';
 import type { Database } from '../../core/db/database.js';
@@ -45,7 +45,12 @@ describe('keyword postings: BM25F', () => {
     assert.equal(postings.rowsHolding('cat'), 4);
   });
 
-  it('ranks alike to the last bit whether it walks every posting, leaves the common words unwalked (and does), or looks the passing rows up', () => {
+  it('lists owners\' rows as runs: ascending, adjacent runs merged, gaps kept', () => {
+    assert.deepEqual(runsOf([[7, 8, 9], [0, 1], [2], [12], [4, 5, 10]]), { runs: Int32Array.of(0, 3, 4, 6, 7, 11, 12, 13), rows: 10 });
+    assert.deepEqual(runsOf([]), { runs: new Int32Array(0), rows: 0 });
+  });
+
+  it('ranks alike to the last bit whether it walks every posting, leaves the common words unwalked (and does), or walks only the passing rows', () => {
     // Words of Zipf-like frequencies over 4,000 rows: the first in most rows, the last in a few.
     const random = seededRandom(7);
     const vocabulary = Array.from({ length: 120 }, (_, i) => `w${i}`);
@@ -70,7 +75,8 @@ describe('keyword postings: BM25F', () => {
       const weights = random() < 0.2 ? words.map(() => 0.2 + random()) : undefined;
       const query = new Bm25Query(wordForms(words), statistics, BM25_PARAMETERS, weights);
       for (const limit of [1, 10, 50, 400]) {
-        for (const accept of [() => true, (row: number) => row % 3 === 0, (row: number) => row % 200 === 0]) {
+        // Every row; rows apart (runs of one); runs of 50 rows (documents' chunks).
+        for (const accept of [() => true, (row: number) => row % 3 === 0, (row: number) => row % 200 === 0, (row: number) => Math.floor(row / 50) % 7 === 2]) {
           const rowCount = random() < 0.2 ? 3000 : rows.length;
           const walked = postings.rankByWalking(query, rowCount, limit, accept, (row) => String(row).padStart(5, '0'));
           const everything = postings.entriesWalked;
@@ -78,9 +84,9 @@ describe('keyword postings: BM25F', () => {
           assert.deepEqual(ranked, walked, `query ${JSON.stringify(words)}, limit ${limit}`);
           cases++;
           if (postings.entriesWalked < everything) pruned++;
-          // The rows a filter passes, looked up instead of walked (what a selective filter uses).
-          const passing = Array.from({ length: rowCount }, (_, row) => row).filter(accept);
-          assert.deepEqual(postings.rankRows(query, passing, limit, (row) => String(row).padStart(5, '0')), walked, `rows looked up: ${JSON.stringify(words)}`);
+          // The postings walked only within the rows a filter passes (what a selective filter uses).
+          const { runs } = runsOf([Array.from({ length: rowCount }, (_, row) => row).filter(accept)]);
+          assert.deepEqual(postings.rankRuns(query, runs, limit, (row) => String(row).padStart(5, '0')), walked, `within the passing rows: ${JSON.stringify(words)}`);
         }
       }
     }
@@ -211,9 +217,9 @@ for (const database of testDatabases()) {
             want.map((w) => ({ id: w.id, rank: Number(w.rank) })),
             JSON.stringify(words),
           );
-          // Every row looked up instead of the postings walked (a selective filter's way): the same.
-          const lookedUp = postings.rankRows(ranking, byRow.keys(), 25, (r) => byRow[r]!.id);
-          assert.deepEqual(lookedUp, got, `rows looked up: ${JSON.stringify(words)}`);
+          // Walked within runs (a selective filter's way), here one run of every row: the same.
+          const withinRuns = postings.rankRuns(ranking, runsOf([...byRow.keys()].map((row) => [row])).runs, 25, (r) => byRow[r]!.id);
+          assert.deepEqual(withinRuns, got, `within runs: ${JSON.stringify(words)}`);
           compared += want.length;
         }
         assert.ok(compared > 200, `too few rows compared: ${compared}`);

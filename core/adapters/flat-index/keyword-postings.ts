@@ -129,7 +129,7 @@ export class KeywordPostings {
     if (!query.lexemes.length || limit < 1) return [];
     const words = this.wordsOf(query);
     const prunable = words.length >= 2 && words.every((w) => w.bound > 0 && Number.isFinite(w.bound));
-    return this.walk(words, query, rows, limit, accept, tieBreak, prunable);
+    return this.walk(words, query, Int32Array.of(0, rows), limit, accept, tieBreak, prunable);
   }
 
   /**
@@ -145,24 +145,25 @@ export class KeywordPostings {
     tieBreak: (row: number) => string,
   ): RankedRow[] {
     if (!query.lexemes.length || limit < 1) return [];
-    return this.walk(this.wordsOf(query), query, rows, limit, accept, tieBreak, false);
+    return this.walk(this.wordsOf(query), query, Int32Array.of(0, rows), limit, accept, tieBreak, false);
   }
 
   /**
-   * Walks the words' postings into per-row sums and keeps the `limit` best accepted rows. Unpruned,
-   * words go in the query's order and the sums are the scores; pruned, rarest first, stopping once
-   * the rest cannot change the top, and the rows kept are scored again in the query's order.
+   * Walks the words' postings within `runs` (rows `runs[2i]`..`runs[2i + 1]` − 1, ascending) into
+   * per-row sums and keeps the `limit` best accepted rows. Unpruned, words go in the query's order
+   * and the sums are the scores; pruned, rarest first, stopping once the rest cannot change the
+   * top, and the rows kept are scored again in the query's order.
    */
   private walk(
     words: readonly QueryWordPostings[],
     query: Bm25Query,
-    rows: number,
+    runs: Int32Array,
     limit: number,
     accept: (row: number) => boolean,
     tieBreak: (row: number) => string,
     prune: boolean,
   ): RankedRow[] {
-    this.reserveScratch(rows);
+    this.reserveScratch(runs.length ? runs[runs.length - 1]! : 0);
     this.entriesWalked = 0;
     const { sums } = this;
     const touched: number[] = [];
@@ -179,7 +180,7 @@ export class KeywordPostings {
         // A margin for the order of the additions (partial sums here are in another order).
         if (rest[walked]! < threshold * (1 - PRUNING_MARGIN)) break;
       }
-      this.walkWord(order[walked]!.lists, query, rows, touched);
+      this.walkWord(order[walked]!.lists, query, runs, touched);
     }
     if (prune && walked === order.length) threshold = this.kthBest(touched, limit, accept);
     const unwalked = rest[walked]!;
@@ -195,36 +196,34 @@ export class KeywordPostings {
   }
 
   /**
-   * The same ranking over only `candidates` (rows, each once), each looked up in the query's
-   * postings (binary search) instead of walking them: cheaper when a filter passes few rows
-   * (`prefersRows` says when). A row holding none of the query's lexemes is left out, as a walk
-   * never reaches it; scores are the walk's to the last bit.
+   * The same ranking over only the rows in `runs` (rows `runs[2i]`..`runs[2i + 1]` − 1, ascending,
+   * not overlapping): each list is walked within the runs only, a binary search to each run's
+   * start; cheaper than walking the lists whole when a filter passes a small share of the rows
+   * (`prefersRuns` says when). Scores are the walk's to the last bit: the words are added in the
+   * query's order, as `rankByWalking` adds them.
    */
-  rankRows(query: Bm25Query, candidates: Iterable<number>, limit: number, tieBreak: (row: number) => string): RankedRow[] {
-    if (!query.lexemes.length || limit < 1) return [];
-    const words = this.wordsOf(query);
-    this.entriesWalked = 0;
-    const top = new TopRows(limit, tieBreak);
-    for (const row of candidates) {
-      const sum = this.score(row, words, query);
-      if (sum >= 0) top.offer(row, sum);
-    }
-    return top.sorted();
+  rankRuns(query: Bm25Query, runs: Int32Array, limit: number, tieBreak: (row: number) => string): RankedRow[] {
+    if (!query.lexemes.length || limit < 1 || !runs.length) return [];
+    return this.walk(this.wordsOf(query), query, runs, limit, () => true, tieBreak, false);
   }
 
   /**
-   * Whether looking `candidates` rows up in the query's postings costs less than walking them: a
-   * lookup is a binary search in each of the query's lists, a walk reads every entry.
+   * Whether walking the query's lists within `runs` (holding `passing` of `rows` rows) costs less
+   * than half of walking them whole (what pruning a whole walk usually saves at most): for each
+   * list, a binary search per run and the share of its entries in the runs, or (a short list,
+   * many runs) the whole list.
    */
-  prefersRows(query: Bm25Query, candidates: number): boolean {
+  prefersRuns(query: Bm25Query, runs: Int32Array, passing: number, rows: number): boolean {
+    const share = rows > 0 ? passing / rows : 1;
     let entries = 0;
-    let lookups = 0;
+    let withinRuns = 0;
     for (const { lexeme } of query.lexemes) {
       const length = this.lists.get(lexeme)?.length ?? 0;
       entries += length;
-      if (length) lookups += candidates * (1 + Math.log2(length));
+      const searches = (runs.length / 2) * (1 + Math.log2(length));
+      if (length) withinRuns += searches < length ? searches + length * share : length;
     }
-    return lookups < entries;
+    return withinRuns * 2 < entries;
   }
 
   /** The query's words in its order, each with its lexemes' postings and the most it can weigh in a row. */
@@ -252,18 +251,42 @@ export class KeywordPostings {
     this.best = new Float64Array(size);
   }
 
-  /** Adds a word's weight in each row holding it (its best form's) to the row's sum; new rows join `touched`. */
-  private walkWord(lists: QueryWordPostings['lists'], query: Bm25Query, rows: number, touched: number[]): void {
+  /**
+   * Adds a word's weight in each row of `runs` holding it (its best form's) to the row's sum; new
+   * rows join `touched`.
+   */
+  private walkWord(lists: QueryWordPostings['lists'], query: Bm25Query, runs: Int32Array, touched: number[]): void {
     const { sums, best, rowLexemes } = this;
     const wordRows: number[] = [];
-    for (const { list, idf } of lists) {
-      this.entriesWalked += list.length;
-      for (const entry of list) {
-        const row = Math.floor(entry / ENTRY);
-        if (row >= rows) break;
-        const weight = query.weigh(idf, entry % ENTRY, rowLexemes[row]!);
-        if (best[row] === 0) wordRows.push(row);
-        if (weight > best[row]!) best[row] = weight;
+    const add = (entry: number) => {
+      const row = Math.floor(entry / ENTRY);
+      const weight = query.weigh(idf, entry % ENTRY, rowLexemes[row]!);
+      if (best[row] === 0) wordRows.push(row);
+      if (weight > best[row]!) best[row] = weight;
+    };
+    let idf = 0;
+    for (const lexeme of lists) {
+      const { list } = lexeme;
+      idf = lexeme.idf;
+      if ((runs.length / 2) * (1 + Math.log2(list.length)) < list.length) {
+        // Few runs for the list: a binary search to each run's start, then its entries in it.
+        let i = 0;
+        for (let r = 0; r < runs.length && i < list.length; r += 2) {
+          const end = runs[r + 1]! * ENTRY;
+          i = lowerBound(list, runs[r]! * ENTRY, i);
+          const from = i;
+          for (; i < list.length && list[i]! < end; i++) add(list[i]!);
+          this.entriesWalked += i - from;
+        }
+      } else {
+        // Many: the list and the runs side by side.
+        let r = 0;
+        for (const entry of list) {
+          while (r < runs.length && runs[r + 1]! * ENTRY <= entry) r += 2;
+          if (r >= runs.length) break;
+          if (entry >= runs[r]! * ENTRY) add(entry);
+        }
+        this.entriesWalked += list.length;
       }
     }
     for (const row of wordRows) {
@@ -347,17 +370,50 @@ interface QueryWordPostings {
   bound: number;
 }
 
-/** The row's occurrences in a lexeme's postings (rows ascending), or −1 when the row does not hold it. */
-function occurrencesIn(list: readonly number[], row: number): number {
-  const first = row * ENTRY;
-  let lo = 0;
+/**
+ * The rows of these lists (each ascending, none shared: an owner's rows) as runs for `rankRuns`:
+ * `runs[2i]`..`runs[2i + 1]` − 1, ascending, adjacent ones merged; and how many rows they hold.
+ */
+export function runsOf(rowLists: Iterable<readonly number[]>): { runs: Int32Array; rows: number } {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let rows = 0;
+  for (const list of rowLists) {
+    rows += list.length;
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0 && list[i] === list[i - 1]! + 1) ends[ends.length - 1]!++;
+      else {
+        starts.push(list[i]!);
+        ends.push(list[i]! + 1);
+      }
+    }
+  }
+  const order = Array.from(starts.keys()).sort((a, b) => starts[a]! - starts[b]!);
+  const runs: number[] = [];
+  for (const i of order) {
+    if (runs.length && runs[runs.length - 1] === starts[i]) runs[runs.length - 1] = ends[i]!;
+    else runs.push(starts[i]!, ends[i]!);
+  }
+  return { runs: Int32Array.from(runs), rows };
+}
+
+/** The first position from `from` on of an entry at least `value` in a list (ascending); its length when none is. */
+function lowerBound(list: readonly number[], value: number, from = 0): number {
+  let lo = from;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid]! < first) lo = mid + 1;
+    if (list[mid]! < value) lo = mid + 1;
     else hi = mid;
   }
-  return lo < list.length && list[lo]! < first + ENTRY ? list[lo]! - first : -1;
+  return lo;
+}
+
+/** The row's occurrences in a lexeme's postings (rows ascending), or −1 when the row does not hold it. */
+function occurrencesIn(list: readonly number[], row: number): number {
+  const first = row * ENTRY;
+  const at = lowerBound(list, first);
+  return at < list.length && list[at]! < first + ENTRY ? list[at]! - first : -1;
 }
 
 /** The `limit` best rows seen: a heap with the worst kept row on top. */

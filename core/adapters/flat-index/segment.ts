@@ -1,7 +1,7 @@
 import type { KeywordHit } from '../../ports/keyword-index.js';
 import type { Bm25Query, Occurrences } from '../../search/bm25.js';
 import type { VectorHit } from '../../ports/vector-index.js';
-import { KeywordPostings, type PostingsState } from './keyword-postings.js';
+import { KeywordPostings, type PostingsState, runsOf } from './keyword-postings.js';
 import { GraphedRows } from './graphed-rows.js';
 import { type ScanMatches, type VectorScanner, scanNow } from './scan/vector-scanner.js';
 import type { GraphPolicy, GraphState } from './vector-graph.js';
@@ -490,9 +490,11 @@ export class Segment<O extends Owner> {
     const { chunkIds, rowOwners } = this;
     const tieBreak = (row: number) => chunkIds[row]!;
     let ranked;
-    if (accepted && this.postings.prefersRows(query, accepted.reduce((n, owner) => n + owner.rows.length, 0))) {
-      // A selective filter (a tag on 0.1 % of documents): its rows looked up, not the postings walked.
-      ranked = this.postings.rankRows(query, accepted.flatMap((owner) => owner.rows), limit, tieBreak);
+    const passing = accepted && runsOf(accepted.map((owner) => owner.rows));
+    if (passing && this.postings.prefersRuns(query, passing.runs, passing.rows, this.rows)) {
+      // A filter passing a small share of the rows (a tag on 10 % or 0.1 % of documents): the
+      // postings walked within its rows only (an owner's rows are a run), not whole.
+      ranked = this.postings.rankRuns(query, passing.runs, limit, tieBreak);
     } else {
       const allowed = accepted && new Set(accepted);
       const passes = (row: number) => {
