@@ -10,8 +10,9 @@ import { type GraphPolicy, type GraphState, VectorGraph } from './vector-graph.j
  * It keeps the rows not yet in the graph (the tail: rows `covered`..`rows` − 1), given in order
  * as the segment writes them (`append`), and drops each once the graph has it (the graph keeps
  * its own quantization of them), so the segment's rows are not copied whole. Its searches propose
- * candidates, which the segment ranks exactly on its rows. It is told of every change in the order the segment makes them: rows
- * written (`append`), rows removed (`remove`), a compaction (`renumber`).
+ * candidates, which the segment ranks exactly on its rows. It is told of every change in the
+ * order the segment makes them: rows written (`append`), rows removed (`remove`), a compaction
+ * (`renumber`).
  */
 export class GraphedRows {
   private readonly graph: VectorGraph;
@@ -186,7 +187,8 @@ export class GraphedRows {
       graph.add(this.tail, this.tailStart, graph.covered, Math.min(this.rows, graph.covered + batch), (row) => this.dead[row] === 0, 0);
       const elapsed = performance.now() - started;
       batch = Math.max(16, Math.min(4096, Math.round((batch * this.policy.batchMs) / Math.max(elapsed, 0.1))));
-      // Rows the graph has leave the tail once they are half of it (each row is copied at most twice).
+      // Rows the graph has leave the tail once they are half of it (so the copying stays in
+      // proportion to the rows added).
       const d = this.dimensions;
       if ((graph.covered - this.tailStart) * d * 2 > this.tail.length) {
         this.tail = this.tail.slice((graph.covered - this.tailStart) * d, (this.rows - this.tailStart) * d);
