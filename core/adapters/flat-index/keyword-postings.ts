@@ -9,7 +9,8 @@ import type { Bm25Query, Occurrences } from '../../search/bm25.js';
  */
 
 /** Entries are row × ENTRY + occurrences (9 bits: see Occurrences); up to 8 million rows fit 32 bits. */
-const ENTRY = 512;
+const ENTRY_BITS = 9;
+const ENTRY = 2 ** ENTRY_BITS;
 
 export interface RankedRow {
   row: number;
@@ -185,12 +186,14 @@ export class KeywordPostings {
     if (prune && walked === order.length) threshold = this.kthBest(touched, limit, accept);
     const unwalked = rest[walked]!;
     const top = new TopRows(limit, tieBreak);
+    const least = threshold * (1 - PRUNING_MARGIN);
     for (const row of touched) {
       const partial = sums[row]!;
       sums[row] = 0;
+      // Most rows touched cannot make the top: the cheap test first.
+      if (prune && partial + unwalked < least) continue;
       if (!accept(row)) continue;
-      if (!prune) top.offer(row, partial);
-      else if (partial + unwalked >= threshold * (1 - PRUNING_MARGIN)) top.offer(row, this.score(row, words, query));
+      top.offer(row, prune ? this.score(row, words, query) : partial);
     }
     return top.sorted();
   }
@@ -259,8 +262,9 @@ export class KeywordPostings {
     const { sums, best, rowLexemes } = this;
     const wordRows: number[] = [];
     const add = (entry: number) => {
-      const row = Math.floor(entry / ENTRY);
-      const weight = query.weigh(idf, entry % ENTRY, rowLexemes[row]!);
+      // Entries are below 2³² (see ENTRY).
+      const row = entry >>> ENTRY_BITS;
+      const weight = query.weigh(idf, entry & (ENTRY - 1), rowLexemes[row]!);
       if (best[row] === 0) wordRows.push(row);
       if (weight > best[row]!) best[row] = weight;
     };
