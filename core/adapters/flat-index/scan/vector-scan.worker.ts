@@ -62,10 +62,10 @@ interface GraphEntry {
 }
 const graphs = new Map<number, GraphEntry>();
 
-function graphOf(segment: number): GraphedRows {
+function graphOf(segment: number): GraphEntry {
   const entry = graphs.get(segment);
   if (!entry) throw new Error(`segment ${segment} has no graph here`);
-  return entry.graph;
+  return entry;
 }
 
 function handle(m: ScannerMessage): ScanReply | undefined {
@@ -106,21 +106,20 @@ function handle(m: ScannerMessage): ScanReply | undefined {
       return undefined;
     }
     case 'remove':
-      graphOf(m.segment).remove(m.rows);
+      graphOf(m.segment).graph.remove(m.rows);
       return undefined;
     case 'renumber': {
-      const entry = graphs.get(m.segment);
-      if (!entry) throw new Error(`segment ${m.segment} has no graph here`);
+      const entry = graphOf(m.segment);
       entry.epoch++;
       entry.graph.renumber(m.moved, m.rows);
       return undefined;
     }
     case 'search': {
-      const candidates = graphOf(m.segment).candidates(m.query, m.wanted, m.only);
+      const candidates = graphOf(m.segment).graph.candidates(m.query, m.wanted, m.only);
       return candidates ? { id: m.id, candidates } : { id: m.id, unserved: true };
     }
     case 'save':
-      return { id: m.id, graph: graphOf(m.segment).save(m.file) };
+      return { id: m.id, graph: graphOf(m.segment).graph.save(m.file) };
   }
 }
 
