@@ -95,6 +95,29 @@ describe('keyword postings: BM25F', () => {
     assert.deepEqual(postings.rank(new Bm25Query(wordForms([['w0'], ['w1']]), statistics), rows.length, 10, () => true, String).length, 10, 'scratch space left clean');
   });
 
+  it("leaves a word's common form unwalked when its rare forms and the other words decide the top", () => {
+    // 'print' (every row) and 'printing' (every 40th row) are forms of one query word, as a query
+    // normalised in several languages has them; 'queue' is in every 10th row.
+    const postings = new KeywordPostings();
+    const rows: string[][] = [];
+    for (let row = 0; row < 2000; row++) {
+      const terms = new Map<string, number>([['print', occurrences(0, 1 + (row % 3))]]);
+      if (row % 40 === 0) terms.set('printing', occurrences(row % 80 === 0 ? 1 : 0, 1));
+      if (row % 10 === 0) terms.set('queue', occurrences(0, 1));
+      terms.set(`filler${row % 7}`, occurrences(0, 2));
+      rows.push([...terms.keys()]);
+      postings.add(row, terms);
+    }
+    const statistics = statisticsOf(rows);
+    for (const words of [[['print', 'printing']], [['print', 'printing'], ['queue']]]) {
+      const query = new Bm25Query(wordForms(words), statistics);
+      const walked = postings.rankByWalking(query, rows.length, 10, () => true, String);
+      const everything = postings.entriesWalked;
+      assert.deepEqual(postings.rank(query, rows.length, 10, () => true, String), walked, JSON.stringify(words));
+      assert.ok(postings.entriesWalked < everything / 2, `${JSON.stringify(words)}: ${postings.entriesWalked} of ${everything} entries walked`);
+    }
+  });
+
   it('weighs rare words above common ones, discounts long rows, saturates repeats and counts a title holding the word (worked by hand)', () => {
     // Worked by hand from the formula (k1 1.2, b 0.75, title weight 2): 4 rows, 10 lexemes in all.
     const rows: Array<Array<[string, number]>> = [

@@ -112,12 +112,13 @@ export class KeywordPostings {
    * The rows holding any of the query's lexemes, with their BM25F score (`query`), best first (equal
    * scores: `tieBreak`, ascending), at most `limit`, among the rows `accept`ed.
    *
-   * Words are walked rarest first (by the most they can weigh: idf × (k1 + 1)), each adding its
-   * best form's weight to the rows holding it. Once the `limit`-th best row so far outweighs all
-   * that the words not yet walked could add together, no row they alone hold can reach the top:
-   * those words (the common ones, with the longest postings) are then not walked, only looked up
-   * (binary search) for the rows that can still make the top. Every row returned is scored
-   * again word by word in the query's order, so scores are the same float8 as the database's and
+   * A query word's forms (its lexemes in each language's analysis) are walked one list at a time,
+   * rarest first (by the most each can weigh: idf × (k1 + 1)). Once the `limit`-th best row known
+   * outweighs all that the lists not yet walked could add together, no row they alone hold can
+   * reach the top: those lists (the common forms, with the longest postings, even of a word whose
+   * other form is rare) are then not walked, only looked up (binary search) for the rows that can
+   * still make the top. Every row returned is scored again word by word in the query's order (a
+   * word's best form), so scores are the same float8 as the database's and
    * as a walk of every posting (`rankByWalking`), and so is the order.
    */
   rank(
@@ -129,8 +130,12 @@ export class KeywordPostings {
   ): RankedRow[] {
     if (!query.lexemes.length || limit < 1) return [];
     const words = this.wordsOf(query);
-    const prunable = words.length >= 2 && words.every((w) => w.bound > 0 && Number.isFinite(w.bound));
-    return this.walk(words, query, Int32Array.of(0, rows), limit, accept, tieBreak, prunable);
+    // t / (k1 + t) ≤ 1, so a form weighs at most idf × (k1 + 1) in any row.
+    const forms = words.flatMap((w, word): FormPostings[] => w.lists.map((l) => ({ ...l, word, bound: l.idf * query.k1Plus1 })));
+    if (forms.length >= 2 && forms.every((f) => f.bound > 0 && Number.isFinite(f.bound))) {
+      return this.walkPruned(words, forms, query, rows, limit, accept, tieBreak);
+    }
+    return this.walk(words, query, Int32Array.of(0, rows), limit, accept, tieBreak);
   }
 
   /**
@@ -146,14 +151,13 @@ export class KeywordPostings {
     tieBreak: (row: number) => string,
   ): RankedRow[] {
     if (!query.lexemes.length || limit < 1) return [];
-    return this.walk(this.wordsOf(query), query, Int32Array.of(0, rows), limit, accept, tieBreak, false);
+    return this.walk(this.wordsOf(query), query, Int32Array.of(0, rows), limit, accept, tieBreak);
   }
 
   /**
-   * Walks the words' postings within `runs` (rows `runs[2i]`..`runs[2i + 1]` − 1, ascending) into
-   * per-row sums and keeps the `limit` best accepted rows. Unpruned, words go in the query's order
-   * and the sums are the scores; pruned, rarest first, stopping once the rest cannot change the
-   * top, and the rows kept are scored again in the query's order.
+   * Walks the words' postings within `runs` (rows `runs[2i]`..`runs[2i + 1]` − 1, ascending) in the
+   * query's word order into per-row sums, which are the scores, and keeps the `limit` best
+   * accepted rows.
    */
   private walk(
     words: readonly QueryWordPostings[],
@@ -162,38 +166,82 @@ export class KeywordPostings {
     limit: number,
     accept: (row: number) => boolean,
     tieBreak: (row: number) => string,
-    prune: boolean,
   ): RankedRow[] {
     this.reserveScratch(runs.length ? runs[runs.length - 1]! : 0);
     this.entriesWalked = 0;
     const { sums } = this;
     const touched: number[] = [];
-    const order = prune ? [...words].sort((a, b) => b.bound - a.bound || a.word - b.word) : words;
-    // What the words from the j-th on could add to a row at most.
+    for (const word of words) this.walkWord(word.lists, query, runs, touched);
+    const top = new TopRows(limit, tieBreak);
+    for (const row of touched) {
+      const sum = sums[row]!;
+      sums[row] = 0;
+      if (accept(row)) top.offer(row, sum);
+    }
+    return top.sorted();
+  }
+
+  /**
+   * `rank`'s walk: each form's list on its own, the heaviest first (by the most it can weigh), its
+   * weight added to the rows holding it. A row's sum is then at least what the forms walked add to
+   * its score (a word counts its best form; the sum, every form it holds). Once the `limit`-th best
+   * score known for sure (the rows of the best sums scored exactly) outweighs what the lists not yet
+   * walked could add together (per word, its heaviest form among them), no row they alone hold can
+   * make the top, and they are not walked. The rows whose sum plus that could still make it are
+   * scored exactly, word by word in the query's order.
+   */
+  private walkPruned(
+    words: readonly QueryWordPostings[],
+    forms: ReadonlyArray<FormPostings>,
+    query: Bm25Query,
+    rows: number,
+    limit: number,
+    accept: (row: number) => boolean,
+    tieBreak: (row: number) => string,
+  ): RankedRow[] {
+    this.reserveScratch(rows);
+    this.entriesWalked = 0;
+    const { sums } = this;
+    const touched: number[] = [];
+    const whole = Int32Array.of(0, rows);
+    const order = [...forms].sort((a, b) => b.bound - a.bound || a.word - b.word);
+    // What the lists from the j-th on could add to a row at most: each word's heaviest form among them.
     const rest = new Float64Array(order.length + 1);
-    if (prune) for (let j = order.length - 1; j >= 0; j--) rest[j] = rest[j + 1]! + order[j]!.bound;
+    const heaviest = new Float64Array(words.length);
+    for (let j = order.length - 1; j >= 0; j--) {
+      const { word, bound } = order[j]!;
+      const more = Math.max(0, bound - heaviest[word]!);
+      heaviest[word] = Math.max(heaviest[word]!, bound);
+      rest[j] = rest[j + 1]! + more;
+    }
     let walked = 0;
+    let walkedBound = 0;
     let threshold = 0;
+    let known = false;
     for (; walked < order.length; walked++) {
-      // No row's sum can pass what the words walked could add together: no need to look yet.
-      if (prune && walked > 0 && rest[walked]! < rest[0]! - rest[walked]!) {
-        threshold = this.kthBest(touched, limit, accept);
-        // A margin for the order of the additions (partial sums here are in another order).
+      // Sums cannot yet pass what the lists left could add: no need to look.
+      if (walked > 0 && rest[walked]! < walkedBound) {
+        threshold = this.kthScore(touched, limit, accept, words, query);
+        known = true;
+        // A margin for the order of the additions (sums here are in another order than scores).
         if (rest[walked]! < threshold * (1 - PRUNING_MARGIN)) break;
       }
-      this.walkWord(order[walked]!.lists, query, runs, touched);
+      const form = order[walked]!;
+      this.walkWord([form], query, whole, touched);
+      walkedBound += form.bound;
+      known = false;
     }
-    if (prune && walked === order.length) threshold = this.kthBest(touched, limit, accept);
+    if (!known) threshold = this.kthScore(touched, limit, accept, words, query);
     const unwalked = rest[walked]!;
     const top = new TopRows(limit, tieBreak);
     const least = threshold * (1 - PRUNING_MARGIN);
     for (const row of touched) {
-      const partial = sums[row]!;
+      const sum = sums[row]!;
       sums[row] = 0;
       // Most rows touched cannot make the top: the cheap test first.
-      if (prune && partial + unwalked < least) continue;
+      if (sum + unwalked < least) continue;
       if (!accept(row)) continue;
-      top.offer(row, prune ? this.score(row, words, query) : partial);
+      top.offer(row, this.score(row, words, query));
     }
     return top.sorted();
   }
@@ -207,7 +255,7 @@ export class KeywordPostings {
    */
   rankRuns(query: Bm25Query, runs: Int32Array, limit: number, tieBreak: (row: number) => string): RankedRow[] {
     if (!query.lexemes.length || limit < 1 || !runs.length) return [];
-    return this.walk(this.wordsOf(query), query, runs, limit, () => true, tieBreak, false);
+    return this.walk(this.wordsOf(query), query, runs, limit, () => true, tieBreak);
   }
 
   /**
@@ -229,20 +277,18 @@ export class KeywordPostings {
     return withinRuns * 2 < entries;
   }
 
-  /** The query's words in its order, each with its lexemes' postings and the most it can weigh in a row. */
+  /** The query's words in its order, each with its lexemes' postings. */
   private wordsOf(query: Bm25Query): QueryWordPostings[] {
     const words: QueryWordPostings[] = [];
     for (const { lexeme, word, idf } of query.lexemes) {
       let last = words[words.length - 1];
       if (last?.word !== word) {
-        last = { word, lists: [], bound: 0 };
+        last = { word, lists: [] };
         words.push(last);
       }
       const list = this.lists.get(lexeme);
       if (!list) continue;
       last.lists.push({ list, idf });
-      // t / (k1 + t) ≤ 1, so a lexeme weighs at most idf × (k1 + 1) in any row.
-      last.bound = Math.max(last.bound, idf * query.k1Plus1);
     }
     return words.filter((w) => w.lists.length);
   }
@@ -260,15 +306,30 @@ export class KeywordPostings {
    */
   private walkWord(lists: QueryWordPostings['lists'], query: Bm25Query, runs: Int32Array, touched: number[]): void {
     const { sums, best, rowLexemes } = this;
+    // A word of one positive form adds its weight straight to the sums (the best of one form is
+    // itself); a word of several keeps each row's best form first (`best`, then `wordRows`).
+    const direct = lists.length === 1 && lists[0]!.idf > 0;
     const wordRows: number[] = [];
+    let idf = 0;
+    let first = true;
     const add = (entry: number) => {
       // Entries are below 2³² (see ENTRY).
       const row = entry >>> ENTRY_BITS;
       const weight = query.weigh(idf, entry & (ENTRY - 1), rowLexemes[row]!);
-      if (best[row] === 0) wordRows.push(row);
-      if (weight > best[row]!) best[row] = weight;
+      if (direct) {
+        const sum = sums[row]!;
+        if (sum === 0) touched.push(row);
+        sums[row] = sum + weight;
+      } else if (first) {
+        // A form's list holds a row once, and `best` is 0 outside this walk.
+        wordRows.push(row);
+        if (weight > 0) best[row] = weight;
+      } else {
+        const was = best[row]!;
+        if (was === 0) wordRows.push(row);
+        if (weight > was) best[row] = weight;
+      }
     };
-    let idf = 0;
     for (const lexeme of lists) {
       const { list } = lexeme;
       idf = lexeme.idf;
@@ -292,6 +353,7 @@ export class KeywordPostings {
         }
         this.entriesWalked += list.length;
       }
+      first = false;
     }
     for (const row of wordRows) {
       if (sums[row] === 0) touched.push(row);
@@ -300,13 +362,21 @@ export class KeywordPostings {
     }
   }
 
-  /** The `limit`-th best sum among the accepted touched rows (0 when there are fewer). */
-  private kthBest(touched: readonly number[], limit: number, accept: (row: number) => boolean): number {
+  /**
+   * A score the `limit`-th best accepted row reaches for sure (0 when fewer rows are known): the
+   * `limit` accepted touched rows of the best sums, scored exactly; the least of their scores.
+   */
+  private kthScore(touched: readonly number[], limit: number, accept: (row: number) => boolean, words: readonly QueryWordPostings[], query: Bm25Query): number {
     if (touched.length < limit) return 0;
     const { sums } = this;
-    // A min-heap of the best `limit` sums.
+    // A min-heap of the best `limit` sums, with their rows.
     const heap = new Float64Array(limit);
+    const heapRows = new Int32Array(limit);
     let size = 0;
+    const swap = (i: number, j: number) => {
+      [heap[i], heap[j]] = [heap[j]!, heap[i]!];
+      [heapRows[i], heapRows[j]] = [heapRows[j]!, heapRows[i]!];
+    };
     for (const row of touched) {
       const sum = sums[row]!;
       if (size === limit && sum <= heap[0]!) continue;
@@ -314,14 +384,16 @@ export class KeywordPostings {
       if (size < limit) {
         let i = size++;
         heap[i] = sum;
+        heapRows[i] = row;
         while (i > 0) {
           const parent = (i - 1) >> 1;
           if (heap[parent]! <= heap[i]!) break;
-          [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+          swap(i, parent);
           i = parent;
         }
       } else {
         heap[0] = sum;
+        heapRows[0] = row;
         let i = 0;
         for (;;) {
           const left = 2 * i + 1;
@@ -329,12 +401,15 @@ export class KeywordPostings {
           if (left < limit && heap[left]! < heap[least]!) least = left;
           if (left + 1 < limit && heap[left + 1]! < heap[least]!) least = left + 1;
           if (least === i) break;
-          [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+          swap(i, least);
           i = least;
         }
       }
     }
-    return size < limit ? 0 : heap[0]!;
+    if (size < limit) return 0;
+    let least = Infinity;
+    for (const row of heapRows) least = Math.min(least, this.score(row, words, query));
+    return least;
   }
 
   /**
@@ -367,11 +442,17 @@ export class KeywordPostings {
  */
 const PRUNING_MARGIN = 1e-9;
 
+/** One form's postings (a lexeme of the query's `word`-th word with postings), with the most it can weigh in a row. */
+interface FormPostings {
+  list: readonly number[];
+  idf: number;
+  word: number;
+  bound: number;
+}
+
 interface QueryWordPostings {
   word: number;
   lists: Array<{ list: readonly number[]; idf: number }>;
-  /** The most the word can weigh in a row. */
-  bound: number;
 }
 
 /**
