@@ -89,9 +89,12 @@ for (const database of testDatabases().filter((d) => d.name === 'postgres')) {
       assert.equal(Buffer.from(secret.data['token-url']!, 'base64').toString(), 'https://lore.example.com/oauth/token');
       const lease = kube.get('coordination.k8s.io', 'v1', 'leases', 'lore-system', 'lore-operator') as { spec: { holderIdentity?: string } };
       assert.equal(lease.spec.holderIdentity, 'lore-operator-0');
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      // The reconcile is counted once it returns, after the status it wrote is visible here.
+      const metrics = await waitFor('the reconcile counted', async () => {
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return /lore_operator_reconcile_total\{kind="Tenant",result="success"\} [1-9]/.test(text) ? text : undefined;
+      });
       assert.match(metrics, /lore_operator_leader 1/);
-      assert.match(metrics, /lore_operator_reconcile_total\{kind="Tenant",result="success"\} [1-9]/);
 
       child.kill('SIGTERM');
       assert.equal(await exited, 0, output);
