@@ -22,18 +22,24 @@ import {
   markDocumentsReady,
 } from './ingestion.repository.js';
 
-/** Chunks embedded (one embedder request) and written (one statement) at a time; progress is reported after each. */
-const CHUNKS_PER_WRITE = 64;
+/**
+ * Chunks embedded (one embedder request) and written (one statement) at a time; progress is
+ * reported after each. A statement's keyword statistics are one upsert per distinct lexeme, so
+ * larger statements share more of them: 256 cost ~15 % less a chunk than 64 (docs/performance.md,
+ * "Ingestion").
+ */
+const CHUNKS_PER_WRITE = 256;
 
 /**
  * Documents indexed together in one batch (first attempts, claimed at once): the per-document
  * costs — claiming the job, loading the document, the final transaction — are shared, and chunks
- * of several documents go into one statement. Chosen by measurement (README, "Performance status").
+ * of several documents go into one statement. Chosen by measurement (docs/performance.md,
+ * "Ingestion"): a batch of up to 64 documents of up to 64 chunks becomes searchable within seconds.
  */
-export const INGESTION_BATCH_SIZE = 16;
+export const INGESTION_BATCH_SIZE = 64;
 
 /** A document of more chunks runs alone, reporting its progress as it goes; batched documents report theirs when they complete. */
-const BATCHED_DOCUMENT_MAX_CHUNKS = CHUNKS_PER_WRITE;
+const BATCHED_DOCUMENT_MAX_CHUNKS = 64;
 
 /** One document being indexed by its job. */
 interface Indexing {
@@ -105,7 +111,7 @@ export class IngestionService {
 
   /**
    * The batch form of `indexDocument`, for first attempts: the documents are loaded in one query,
-   * their chunks embedded and written across documents in statements of up to 64, and all become
+   * their chunks embedded and written across documents in statements of up to 256, and all become
    * searchable, and their jobs completed, in one final transaction. Jobs it does not index (a large
    * document, which reports progress as it goes; a deleted one; one whose chunk count is not the one
    * reserved when it was stored) are returned, for the engine to run one by one. If it throws, the engine runs each job alone
@@ -139,8 +145,8 @@ export class IngestionService {
   }
 
   /**
-   * Embeds and writes the pending chunks of the documents, up to 64 at a time (one embedder request
-   * and one statement, across documents of the same dimensions), calling `between` with the count
+   * Embeds and writes the pending chunks of the documents, up to CHUNKS_PER_WRITE at a time (one
+   * embedder request and one statement, across documents of the same dimensions), calling `between` with the count
    * written so far after each write but the last.
    */
   private async writeChunks(items: readonly Indexing[], signal: AbortSignal, between: (written: number) => Promise<void>): Promise<void> {

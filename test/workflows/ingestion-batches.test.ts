@@ -180,11 +180,11 @@ for (const database of testDatabases()) {
       it('resumes a batch interrupted after its first write job by job, writing every chunk once', async () => {
         await app.runtime.engine.drain();
         const t = await tenant('standard', 32);
-        // 80 chunks: the batch writes 64, then its worker dies.
+        // 300 chunks: the batch writes 256, then its worker dies.
         const stored = [];
-        for (let i = 0; i < 4; i++) stored.push(await t.store(`part ${i}`, handbook(`part${i}`, 20)));
-        const jobs: JobRow[] = await claimJobs(app.db, 'worker-a', 30, ['ingestion'], { ingestion: 4 });
-        assert.equal(jobs.length, 4);
+        for (let i = 0; i < 5; i++) stored.push(await t.store(`part ${i}`, handbook(`part${i}`, 60)));
+        const jobs: JobRow[] = await claimJobs(app.db, 'worker-a', 30, ['ingestion'], { ingestion: 5 });
+        assert.equal(jobs.length, 5);
         const killed = new Error('killed');
         const control: JobBatchControl = {
           owner: 'worker-a',
@@ -195,7 +195,7 @@ for (const database of testDatabases()) {
         const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks WHERE document_id = ANY($1::uuid[])', [
           stored.map((s) => s.documentId),
         ]);
-        assert.equal(rows[0]!.n, 64, 'the first write of the batch happened');
+        assert.equal(rows[0]!.n, 256, 'the first write of the batch happened');
 
         // The next start releases the dead worker's leases (as `releaseLeases` does); each job resumes alone.
         await app.db.query(`UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])`, [jobs.map((j) => j.id)]);
@@ -207,8 +207,8 @@ for (const database of testDatabases()) {
           stored.map((s) => [s.jobId, 2]),
         );
         for (const s of stored) {
-          assert.deepEqual(await job(s.jobId), { status: 'completed', attempts: 2, processed_chunks: 20, total_chunks: 20, error: null });
-          assert.deepEqual(await document(s.documentId), { status: 'ready', chunk_count: 20, language: 'en', rows: 20, indexes: 20 });
+          assert.deepEqual(await job(s.jobId), { status: 'completed', attempts: 2, processed_chunks: 60, total_chunks: 60, error: null });
+          assert.deepEqual(await document(s.documentId), { status: 'ready', chunk_count: 60, language: 'en', rows: 60, indexes: 60 });
           await assertVectorSearchable(s);
         }
       });
@@ -234,9 +234,9 @@ for (const database of testDatabases()) {
       it('runs each of its jobs alone: the document that cannot be indexed fails on its own, the others complete', async () => {
         await app.runtime.engine.drain();
         const t = await tenant('payg', 32);
-        // 100 chunks before the poisoned document: the batch writes 64 of them before it fails.
+        // 300 chunks before the poisoned document: the batch writes 256 of them before it fails.
         const good: Stored[] = [];
-        for (let i = 0; i < 5; i++) good.push(await t.store(`good ${i}`, handbook(`good${i}`, 20)));
+        for (let i = 0; i < 5; i++) good.push(await t.store(`good ${i}`, handbook(`good${i}`, 60)));
         const poisoned = await t.store('poisoned', `${handbook('bad', 1)}\n\nPOISON`);
         good.push(await t.store('good 5', handbook('good5', 2)));
         const { batches, alone } = spy(app);
@@ -260,7 +260,7 @@ for (const database of testDatabases()) {
         );
         assert.deepEqual(
           rows.map((r) => r.quantity),
-          [2, 20, 20, 20, 20, 20],
+          [2, 60, 60, 60, 60, 60],
         );
       });
     });

@@ -101,7 +101,7 @@ for (const database of testDatabases()) {
     const outbox = async (jobId: string) =>
       (await app.db.query<{ dispatched_at: Date | null }>('SELECT dispatched_at FROM job_outbox WHERE job_id = $1', [jobId])).rows[0];
 
-    /** A queued ingestion job; `repeat` sentences (over 64 chunks from 2,000: more than one write, so heartbeats between). */
+    /** A queued ingestion job; `repeat` sentences (over 256 chunks from 8,000: more than one write, so heartbeats between). */
     async function documentJob(repeat = 40): Promise<{ jobId: string; key: string; kb: string }> {
       const tenant = await createTenant(app, 'standard');
       const api = client(app.url, tenant.key);
@@ -171,7 +171,7 @@ for (const database of testDatabases()) {
     });
 
     it('runs a job attempt as an activity: claims the row, heartbeats, completes the job the API reports', async () => {
-      const { jobId, key, kb } = await documentJob(2000);
+      const { jobId, key, kb } = await documentJob(8000);
       const env = new MockActivityEnvironment();
       const heartbeats: unknown[] = [];
       env.on('heartbeat', (details: unknown) => heartbeats.push(details));
