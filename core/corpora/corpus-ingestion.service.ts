@@ -26,7 +26,7 @@ import {
 /** Records read per round trip (bounds the memory a job holds). */
 const PAGE_SIZE = 256;
 /** Chunks embedded and written per transaction, as in document ingestion; progress is reported after each. */
-const BATCH_CHUNKS = 64;
+const BATCH_CHUNKS = 256;
 
 interface ChunkedRecord {
   record: PendingRecord;
