@@ -12,7 +12,7 @@
  * Usage: npx tsx bench/ingestion-statements.bench.ts [--chunks 20000] [--concurrency 1] [--sql what-if.sql] [--top 12]
  */
 import fs from 'node:fs/promises';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadConfig } from '../core/config.js';
@@ -94,12 +94,21 @@ try {
   }
   times.clear();
 
+  /** Per chunk: wall-clock and CPU ms; and how long the event loop was held (what a request arriving meanwhile waits). */
   const measure = async (work: () => Promise<void>) => {
     const cpu = process.cpuUsage();
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
     const started = performance.now();
     await work();
+    delay.disable();
     const used = process.cpuUsage(cpu);
-    return { wall: (performance.now() - started) / chunks, cpu: (used.user + used.system) / 1000 / chunks };
+    const ms = (ns: number) => (ns / 1e6).toFixed(1);
+    return {
+      wall: (performance.now() - started) / chunks,
+      cpu: (used.user + used.system) / 1000 / chunks,
+      delay: `event loop delay p50 / p99 / max ${ms(delay.percentile(50))} / ${ms(delay.percentile(99))} / ${ms(delay.max)} ms`,
+    };
   };
   const store = await measure(async () => {
     for (const doc of docs) await services.documents.ingest(scope, { knowledge_base_id: kb.id, title: doc.title, content: doc.content, tags: doc.tags });
@@ -113,7 +122,8 @@ try {
   console.log(
     `${docs.length} documents, ${chunks} chunks, job concurrency ${values.concurrency}${values.sql ? `, after ${values.sql}` : ''}; ms per chunk (wall / CPU of the process):`,
   );
-  console.log(`  storing ${store.wall.toFixed(3)} / ${store.cpu.toFixed(3)}; indexing ${index.wall.toFixed(3)} / ${index.cpu.toFixed(3)}`);
+  console.log(`  storing ${store.wall.toFixed(3)} / ${store.cpu.toFixed(3)} (${store.delay})`);
+  console.log(`  indexing ${index.wall.toFixed(3)} / ${index.cpu.toFixed(3)} (${index.delay})`);
   for (const p of ['store', 'index'] as const) {
     console.log(`  ${p === 'store' ? 'storing' : 'indexing'}, the statements taking most (ms per chunk, statements):`);
     const rows = [...times.values()].filter((t) => t.phase === p).sort((a, b) => b.ms - a.ms);

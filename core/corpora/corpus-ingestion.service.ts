@@ -2,6 +2,7 @@ import type { Database, Queryable } from '../db/database.js';
 import type { Decompounder } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from '../ingestion/chunker.js';
+import { chunksPerWrite } from '../ingestion/ingestion.service.js';
 import { keywordText, textSearchConfig } from '../search/text-search-config.js';
 import { type JobRow, completeJob } from '../jobs/job.repository.js';
 import type { Embedder } from '../ports/embedder.js';
@@ -25,8 +26,6 @@ import {
 
 /** Records read per round trip (bounds the memory a job holds). */
 const PAGE_SIZE = 256;
-/** Chunks embedded and written per transaction, as in document ingestion; progress is reported after each. */
-const BATCH_CHUNKS = 256;
 
 interface ChunkedRecord {
   record: PendingRecord;
@@ -70,7 +69,8 @@ export class CorpusIngestionService {
         const chunks = chunkText(record.content, chunking);
         batch.push({ record, chunks });
         size += chunks.length;
-        if (size >= BATCH_CHUNKS) {
+        // Chunks embedded and written per transaction, as in document ingestion; progress is reported after each.
+        if (size >= chunksPerWrite(this.db)) {
           processed += await this.writeBatch(corpus, job.id, batch, control);
           await control.heartbeat({ processedChunks: processed });
           batch = [];

@@ -25,10 +25,14 @@ import {
 /**
  * Chunks embedded (one embedder request) and written (one statement) at a time; progress is
  * reported after each. A statement's keyword statistics are one upsert per distinct lexeme, so
- * larger statements share more of them: 256 cost ~15 % less a chunk than 64 (docs/performance.md,
- * "Ingestion").
+ * larger statements share more of them: 256 cost ~15 % less a chunk than 64. But PGlite runs a
+ * statement on the main thread, which answers nothing meanwhile: there a write of 256 held the
+ * event loop twice as long (p99 of its delay while indexing ~150 → ~300 ms on a slow machine), so
+ * the embedded database keeps 64 (docs/performance.md, "Ingestion").
  */
-const CHUNKS_PER_WRITE = 256;
+export function chunksPerWrite(db: Pick<Database, 'kind'>): number {
+  return db.kind === 'embedded' ? 64 : 256;
+}
 
 /**
  * Documents indexed together in one batch (first attempts, claimed at once): the per-document
@@ -111,7 +115,7 @@ export class IngestionService {
 
   /**
    * The batch form of `indexDocument`, for first attempts: the documents are loaded in one query,
-   * their chunks embedded and written across documents in statements of up to 256, and all become
+   * their chunks embedded and written across documents in statements of up to `chunksPerWrite`, and all become
    * searchable, and their jobs completed, in one final transaction. Jobs it does not index (a large
    * document, which reports progress as it goes; a deleted one; one whose chunk count is not the one
    * reserved when it was stored) are returned, for the engine to run one by one. If it throws, the engine runs each job alone
@@ -145,9 +149,9 @@ export class IngestionService {
   }
 
   /**
-   * Embeds and writes the pending chunks of the documents, up to CHUNKS_PER_WRITE at a time (one
-   * embedder request and one statement, across documents of the same dimensions), calling `between` with the count
-   * written so far after each write but the last.
+   * Embeds and writes the pending chunks of the documents, `chunksPerWrite` at a time (one embedder
+   * request and one statement, across documents of the same dimensions), calling `between` with the
+   * count written so far after each write but the last.
    */
   private async writeChunks(items: readonly Indexing[], signal: AbortSignal, between: (written: number) => Promise<void>): Promise<void> {
     const byDimensions = new Map<number, Array<{ item: Indexing; chunk: TextChunk }>>();
@@ -156,10 +160,11 @@ export class IngestionService {
       if (!rows) byDimensions.set(item.doc.dimensions, (rows = []));
       for (const chunk of item.pending) rows.push({ item, chunk });
     }
+    const perWrite = chunksPerWrite(this.db);
     const writes = [...byDimensions].flatMap(([dimensions, rows]) =>
-      Array.from({ length: Math.ceil(rows.length / CHUNKS_PER_WRITE) }, (_, i) => ({
+      Array.from({ length: Math.ceil(rows.length / perWrite) }, (_, i) => ({
         dimensions,
-        rows: rows.slice(i * CHUNKS_PER_WRITE, (i + 1) * CHUNKS_PER_WRITE),
+        rows: rows.slice(i * perWrite, (i + 1) * perWrite),
       })),
     );
     const encoder = await EmbeddingEncoder.of(this.db);
