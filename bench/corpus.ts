@@ -11,6 +11,7 @@
  */
 import type { Language } from '../core/translation/translation.schema.js';
 import { seededRandom } from '../core/shared/seeded-random.js';
+import { DEFAULT_CHUNKING, chunkText } from '../core/ingestion/chunker.js';
 
 
 /** Derives independent streams (one per document, per query) from one seed. */
@@ -288,6 +289,18 @@ export class SyntheticCorpus {
       language,
       topic,
     };
+  }
+
+  /** The first documents, in order, until they hold at least `size` chunks as Lore's default chunking cuts them. */
+  documentsHolding(size: number): { docs: Array<CorpusDocument & { topic: number }>; chunks: number } {
+    const docs: Array<CorpusDocument & { topic: number }> = [];
+    let chunks = 0;
+    while (chunks < size) {
+      const doc = this.document(docs.length);
+      chunks += chunkText(doc.content, DEFAULT_CHUNKING).length;
+      docs.push(doc);
+    }
+    return { docs, chunks };
   }
 
   /**

@@ -19,7 +19,6 @@ import { loadConfig } from '../core/config.js';
 import type { Database, Queryable } from '../core/db/database.js';
 import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
-import { DEFAULT_CHUNKING, chunkText } from '../core/ingestion/chunker.js';
 import { DEFAULT_DIMENSIONS } from '../core/knowledge-bases/knowledge-base.schema.js';
 import { tenantScope } from '../core/shared/scope.js';
 import { createRuntime } from '../runtime/runtime.js';
@@ -85,13 +84,7 @@ try {
   await services.tenants.update(scope, { limit_overrides: { max_documents: 10_000_000, max_chunks: 100_000_000, storage_bytes: 1024 ** 4 } });
   const kb = await services.knowledgeBases.create(scope, { name: 'bench', dimensions: DEFAULT_DIMENSIONS });
   const corpus = new SyntheticCorpus({ seed: Number(values.seed), topics: 300, terms: 8000 });
-  const docs: ReturnType<SyntheticCorpus['document']>[] = [];
-  let chunks = 0;
-  while (chunks < size) {
-    const doc = corpus.document(docs.length);
-    chunks += chunkText(doc.content, DEFAULT_CHUNKING).length;
-    docs.push(doc);
-  }
+  const { docs, chunks } = corpus.documentsHolding(size);
   times.clear();
 
   /** Per chunk: wall-clock and CPU ms; and how long the event loop was held (what a request arriving meanwhile waits). */

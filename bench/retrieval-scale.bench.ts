@@ -43,7 +43,6 @@ import type { RequestContext } from '../core/context.js';
 import type { Database, Queryable, SqlParam } from '../core/db/database.js';
 import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
-import { DEFAULT_CHUNKING, chunkText } from '../core/ingestion/chunker.js';
 import { DEFAULT_DIMENSIONS } from '../core/knowledge-bases/knowledge-base.schema.js';
 import type { VectorHit } from '../core/ports/vector-index.js';
 import type { ChunkFilter } from '../core/search/chunk-filter.js';
@@ -302,13 +301,7 @@ async function store(
   size: number,
 ): Promise<{ documents: number; chunks: number; submitMs: number }> {
   // Documents are generated before the clock starts, so only Lore's work is timed.
-  const docs: ReturnType<SyntheticCorpus['document']>[] = [];
-  let chunks = 0;
-  while (chunks < size) {
-    const doc = corpus.document(docs.length);
-    chunks += chunkText(doc.content, DEFAULT_CHUNKING).length;
-    docs.push(doc);
-  }
+  const { docs, chunks } = corpus.documentsHolding(size);
   const documents = docs.length;
   // Storing gets slower as the tenant grows (quota checks); show the first and last tenth.
   const tenth = Math.max(1, Math.floor(documents / 10));

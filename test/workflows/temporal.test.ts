@@ -101,7 +101,7 @@ for (const database of testDatabases()) {
     const outbox = async (jobId: string) =>
       (await app.db.query<{ dispatched_at: Date | null }>('SELECT dispatched_at FROM job_outbox WHERE job_id = $1', [jobId])).rows[0];
 
-    /** A queued ingestion job; `repeat` sentences (over 256 chunks from 8,000: more than one write, so heartbeats between). */
+    /** A queued ingestion job; `repeat` sentences (over 256 chunks from 8,000: more than one write on either engine, so heartbeats between). */
     async function documentJob(repeat = 40): Promise<{ jobId: string; key: string; kb: string }> {
       const tenant = await createTenant(app, 'standard');
       const api = client(app.url, tenant.key);
