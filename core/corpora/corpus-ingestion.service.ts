@@ -55,6 +55,8 @@ export class CorpusIngestionService {
     const corpus = corpusId ? await findCorpusById(this.db, corpusId) : undefined;
     if (!corpus) throw new NonRetryableError('The corpus was deleted before its records were indexed.');
     const chunking = { ...DEFAULT_CHUNKING, ...(job.payload.chunking as Partial<ChunkingOptions> | undefined) };
+    // Chunks embedded and written per transaction, as in document ingestion; progress is reported after each.
+    const perWrite = chunksPerWrite(this.db);
     let processed = await indexedChunksOfJob(this.db, job.id);
     await control.heartbeat({ processedChunks: processed });
 
@@ -69,8 +71,7 @@ export class CorpusIngestionService {
         const chunks = chunkText(record.content, chunking);
         batch.push({ record, chunks });
         size += chunks.length;
-        // Chunks embedded and written per transaction, as in document ingestion; progress is reported after each.
-        if (size >= chunksPerWrite(this.db)) {
+        if (size >= perWrite) {
           processed += await this.writeBatch(corpus, job.id, batch, control);
           await control.heartbeat({ processedChunks: processed });
           batch = [];

@@ -116,9 +116,9 @@ export class IngestionService {
   /**
    * The batch form of `indexDocument`, for first attempts: the documents are loaded in one query,
    * their chunks embedded and written across documents, `chunksPerWrite` a statement, and all
-   * become searchable, and their jobs completed, in one final transaction. Jobs it does not index (a large
-   * document, which reports progress as it goes; a deleted one; one whose chunk count is not the one
-   * reserved when it was stored) are returned, for the engine to run one by one. If it throws, the engine runs each job alone
+   * become searchable, and their jobs completed, in one final transaction. Jobs it does not index
+   * (a large document, which reports progress as it goes; a deleted one; one whose chunk count is
+   * not the one reserved when it was stored) are returned, for the engine to run one by one. If it throws, the engine runs each job alone
    * (chunks already written are kept: rows are keyed by document and index).
    */
   async indexDocuments(jobs: readonly JobRow[], control: JobBatchControl): Promise<JobRow[]> {
