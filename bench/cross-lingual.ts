@@ -17,7 +17,7 @@ import { QueryService } from '../core/search/query.service.js';
 import type { QueryRequest, QueryResultItem } from '../core/search/search.schema.js';
 import type { SearchOptions, SearchService } from '../core/search/search.service.js';
 import type { Scope } from '../core/shared/scope.js';
-import { MIN_LANGUAGE_SHARE, QueryTranslationService } from '../core/translation/query-translation.service.js';
+import { MIN_LANGUAGE_SHARE, QUERY_TRANSLATION_OPTIONS, QueryTranslationService } from '../core/translation/query-translation.service.js';
 import { documentLanguages } from '../core/translation/translation.repository.js';
 import type { Language, TranslationConfig } from '../core/translation/translation.schema.js';
 import { isLanguage } from '../core/translation/translation.service.js';
@@ -89,6 +89,8 @@ export interface CrossRun {
   unstable: number;
   /** Fused, with `source_language` set to the pair's source (as a client that knows it would): no detection. */
   declaredSource: string[][];
+  /** Fused with `auto` again, without the bilingual dictionaries' words (the translation's words alone). */
+  withoutDictionary: string[][];
   /** Fused with `auto` again, with each other weight of the untranslated leg (UNTRANSLATED_WEIGHT in the product). */
   untranslatedWeights: Array<{ weight: number; ranked: string[][] }>;
 }
@@ -112,11 +114,11 @@ export async function runCrossPair(
   options: { topK: number; productOptions: SearchOptions; untranslatedWeights?: readonly number[] },
 ): Promise<CrossRun> {
   const { services, scope, ctx, knowledgeBaseId } = target;
-  const queryService = (mode: CrossMode, untranslatedWeight?: number) =>
+  const queryService = (mode: CrossMode, what: Partial<typeof QUERY_TRANSLATION_OPTIONS> = {}) =>
     new QueryService(
       target.search({ ...options.productOptions, mode }),
       services.usage,
-      new QueryTranslationService(services.db, services.translation, services.subTenants, untranslatedWeight),
+      new QueryTranslationService(services.db, services.translation, services.subTenants, { ...QUERY_TRANSLATION_OPTIONS, ...what }),
       services.adapters.metrics,
     );
   const pass = async (service: QueryService, sourceLanguage: QueryRequest['source_language'] = 'auto'): Promise<Pass> => {
@@ -149,7 +151,10 @@ export async function runCrossPair(
     const warm = await pass(byMode.hybrid);
     const declaredSource = (await pass(byMode.hybrid, pair.source)).ranked;
     const untranslatedWeights = [];
-    for (const weight of options.untranslatedWeights ?? []) untranslatedWeights.push({ weight, ranked: (await pass(queryService('hybrid', weight))).ranked });
+    for (const weight of options.untranslatedWeights ?? []) {
+      untranslatedWeights.push({ weight, ranked: (await pass(queryService('hybrid', { untranslatedWeight: weight }))).ranked });
+    }
+    const withoutDictionary = (await pass(queryService('hybrid', { dictionary: false }))).ranked;
     const keyword = await pass(byMode.keyword);
     const vector = await pass(byMode.vector);
     await setQueryTranslation({ query_translation: 'never' });
@@ -172,13 +177,14 @@ export async function runCrossPair(
       unstable: cold.ranked.filter((r, i) => r.join() !== warm.ranked[i]!.join()).length,
       declaredSource,
       untranslatedWeights,
+      withoutDictionary,
     };
   } finally {
     await setQueryTranslation({});
   }
 }
 
-/** The what-if of `CrossRun.translationAlone`: Lore's translation (and cache) and fused search, nothing else. */
+/** The what-if of `CrossRun.translationAlone`: Lore's translation and dictionary look-up (and cache) and fused search, nothing else. */
 async function translationAlone(
   target: CrossTarget,
   pair: CrossPair,
@@ -191,8 +197,9 @@ async function translationAlone(
   const ranked: string[][] = [];
   for (const query of queries) {
     const [translated] = (await services.translation.translateTexts(scope, [query], pair)).texts;
+    const words = (await services.translation.lookUpWords(scope, [query], pair))?.[0];
     const request: QueryRequest = { query: translated!, top_k: options.topK, knowledge_base_ids: [knowledgeBaseId], source_language: 'auto' };
-    ranked.push(target.chunkIds((await search.query(ctx, request)).results));
+    ranked.push(target.chunkIds((await search.query(ctx, request, words && { language: pair.target, words })).results));
   }
   return ranked;
 }

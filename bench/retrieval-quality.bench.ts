@@ -662,6 +662,8 @@ interface CrossResult {
   /** Fused with `source_language` A, and with each of `--untranslated-weights` (in order). */
   declaredSource: PerQuery;
   untranslatedWeights: PerQuery[];
+  /** Fused without the bilingual dictionaries' words. */
+  withoutDictionary: PerQuery;
   /** B's own queries on B's knowledge base: B's same-language run. */
   sameLanguage: Record<CrossMode, PerQuery>;
 }
@@ -697,6 +699,7 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
         translationAlone: run.translationAlone && scored(run.translationAlone),
         declaredSource: scored(run.declaredSource),
         untranslatedWeights: run.untranslatedWeights.map(({ ranked }) => scored(ranked)),
+        withoutDictionary: scored(run.withoutDictionary),
         sameLanguage: { hybrid: own.modes.hybrid, keyword: own.modes.keyword, vector: own.modes.vector },
       };
       crossResults.push(result);
@@ -993,19 +996,21 @@ for (const set of querySets) {
   );
   printTable(
     `Cross-lingual fused nDCG@10, what-ifs on Lore's path (${set}): the product (source_language auto, the untranslated leg weighing ` +
-      `${UNTRANSLATED_WEIGHT} where the query's language is none of the knowledge base's); source_language set to the queries' language; ` +
-      `and each other weight of the untranslated leg`,
-    ['pair', 'product', 'declared source', ...untranslatedWeights.map((w) => `weight ${w}`)],
+      `${UNTRANSLATED_WEIGHT} where the query's language is none of the knowledge base's); without the bilingual dictionaries' words; ` +
+      `source_language set to the queries' language; and each other weight of the untranslated leg`,
+    ['pair', 'product', 'no dictionary', 'declared source', ...untranslatedWeights.map((w) => `weight ${w}`)],
     [
       ...results.map((r) => [
         pairLabel(r.pair),
         figure(r.translated.hybrid, 'ndcg'),
+        figure(r.withoutDictionary, 'ndcg'),
         figure(r.declaredSource, 'ndcg'),
         ...r.untranslatedWeights.map((p) => figure(p, 'ndcg')),
       ]),
       [
         'mean',
         fmt(mean(results.map((r) => mean(r.translated.hybrid.ndcg)))),
+        fmt(mean(results.map((r) => mean(r.withoutDictionary.ndcg)))),
         fmt(mean(results.map((r) => mean(r.declaredSource.ndcg)))),
         ...untranslatedWeights.map((_, i) => fmt(mean(results.map((r) => mean(r.untranslatedWeights[i]!.ndcg))))),
       ],

@@ -1,10 +1,10 @@
 import { type ChildProcessByStdio, spawn, spawnSync } from 'node:child_process';
-import { type FileHandle, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Language } from '../translation/translation.schema.js';
-import type { EngineCapabilities, LanguagePair, TranslationEngine } from '../ports/translator.js';
+import type { EngineCapabilities, LanguagePair, TranslationEngine, WordTranslations } from '../ports/translator.js';
 import { TranslatorError, pairKey } from '../ports/translator.js';
 
 /** Apertium names languages by ISO 639-3 or 639-1 code in its mode names (`eng-spa`, `fr-es`, `ro-es`). */
@@ -49,7 +49,15 @@ export interface ApertiumOptions {
   timeoutMs?: number;
   /** Runs at a time (default 2); more wait. */
   concurrency?: number;
+  /**
+   * Where the language data and its `modes/` are (default: `APERTIUM_DATADIR`, else
+   * /usr/share/apertium, as the `apertium` program itself); dictionary look-ups read the modes.
+   */
+  dataDir?: string;
 }
+
+/** At most this many translations of a word are kept (after chaining through Spanish, where they multiply). */
+export const MAX_WORD_TRANSLATIONS = 8;
 
 interface RunResult {
   stdout: string;
@@ -74,7 +82,10 @@ export class ApertiumTranslator implements TranslationEngine {
   private readonly concurrency: number;
   private running = 0;
   private readonly waiting: Array<() => void> = [];
+  private readonly dataDir: string;
   private modes: Map<string, string> | undefined;
+  /** Each mode's stages up to its bilingual dictionary (see `dictionaryStages`), read once. */
+  private readonly dictionaries = new Map<string, Promise<{ analysis: string[]; dictionary: string }>>();
 
   /** Whether the program runs (`apertium -V`): decides the default engine at start-up. */
   static isInstalled(binary = 'apertium'): boolean {
@@ -86,6 +97,7 @@ export class ApertiumTranslator implements TranslationEngine {
     this.binary = options.binary ?? 'apertium';
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.concurrency = options.concurrency ?? 2;
+    this.dataDir = options.dataDir ?? process.env.APERTIUM_DATADIR ?? '/usr/share/apertium';
   }
 
   /** Direct modes from `apertium -l`, then pivots through Spanish for the pairs they leave out. */
@@ -124,6 +136,81 @@ export class ApertiumTranslator implements TranslationEngine {
     const second = modes.get(pairKey({ source: PIVOT, target: pair.target }));
     if (!first || !second) throw new TranslatorError('failed', `Apertium has no mode for ${pairKey(pair)}`);
     return this.translateWith(second, await this.translateWith(first, texts));
+  }
+
+  /**
+   * Every translation the pair's bilingual dictionary has for each word: the mode's analysis,
+   * disambiguation and dictionary stages, without the lexical selection, transfer and generation
+   * that pick one and inflect it. A pair chained through Spanish looks each Spanish translation up
+   * again (at most MAX_WORD_TRANSLATIONS a word).
+   */
+  async lookUp(texts: string[], pair: LanguagePair): Promise<WordTranslations[][]> {
+    const modes = await this.modeTable();
+    const direct = modes.get(pairKey(pair));
+    if (direct) return (await this.lookUpWith(direct, texts)).map((units) => units.map(wordTranslations));
+    const first = modes.get(pairKey({ source: pair.source, target: PIVOT }));
+    const second = modes.get(pairKey({ source: PIVOT, target: pair.target }));
+    if (!first || !second) throw new TranslatorError('failed', `Apertium has no mode for ${pairKey(pair)}`);
+    // Each Spanish translation, with its analysis, goes through the second dictionary alone.
+    const halfway = await this.lookUpWith(first, texts);
+    const pivots = [...new Set(halfway.flat().flatMap((unit) => unit.slice(1)))];
+    const onward = new Map<string, string[]>();
+    if (pivots.length) {
+      const { dictionary } = await this.dictionaryStages(second);
+      const units = await this.runDictionary(second, `lt-proc -b ${dictionary}`, pivots.map((unit) => `^${unit}$`));
+      units.forEach(([found], i) => onward.set(pivots[i]!, found?.slice(1) ?? []));
+    }
+    return halfway.map((units) =>
+      units.map((unit) => {
+        const { word, translations } = wordTranslations([unit[0]!, ...unit.slice(1).flatMap((t) => onward.get(t) ?? [])]);
+        return { word, translations: translations.slice(0, MAX_WORD_TRANSLATIONS) };
+      }),
+    );
+  }
+
+  /** Each text's lexical units after the mode's dictionary: the source's analysis, then its translations, with their tags. */
+  private async lookUpWith(mode: string, texts: string[]): Promise<string[][][]> {
+    const { analysis, dictionary } = await this.dictionaryStages(mode);
+    return this.runDictionary(mode, [...analysis, `lt-proc -b ${dictionary}`].join(' | '), texts);
+  }
+
+  private async runDictionary(mode: string, pipeline: string, texts: string[]): Promise<string[][][]> {
+    const cleaned = texts.map((t) => t.replaceAll('\u0000', ' ').replaceAll(SEPARATOR, ' '));
+    const out: string[][][] = cleaned.map(() => []);
+    const work = cleaned.map((text, index) => ({ text, index })).filter((t) => t.text.trim() !== '');
+    if (!work.length) return out;
+    const result = await this.run(['-c', pipeline], work.map((w) => w.text).join(JOINER), 'bash');
+    if (result.code !== 0) throw new TranslatorError('failed', `Apertium's dictionary of ${mode} exited with ${result.code}: ${firstLine(result.stderr)}`);
+    const parts = result.stdout.split(SEPARATOR);
+    if (parts.length !== work.length) throw new TranslatorError('failed', `Apertium's dictionary of ${mode} answered ${parts.length} texts for ${work.length}`);
+    work.forEach((w, i) => (out[w.index] = dictionaryUnits(parts[i]!)));
+    return out;
+  }
+
+  /**
+   * A mode's stages (its file under `modes/`) before its bilingual dictionary (the analyser, the
+   * tagger and whatever else runs first), and the dictionary's file, which runs as `lt-proc -b`
+   * (older pairs apply it inside their first transfer stage instead).
+   */
+  private dictionaryStages(mode: string): Promise<{ analysis: string[]; dictionary: string }> {
+    let stages = this.dictionaries.get(mode);
+    if (!stages) {
+      stages = readFile(path.join(this.dataDir, 'modes', `${mode}.mode`), 'utf8').then(
+        (text) => {
+          const all = text.trim().split('|').map((stage) => stage.trim().replaceAll(/\$[0-9]/g, ''));
+          const at = all.findIndex((stage) => stage.includes('.autobil.bin'));
+          const dictionary = at >= 0 ? /'[^']*\.autobil\.bin'|\S*\.autobil\.bin/.exec(all[at]!)?.[0] : undefined;
+          if (!dictionary) throw new TranslatorError('failed', `Apertium's mode ${mode} has no bilingual dictionary stage`);
+          return { analysis: all.slice(0, at), dictionary };
+        },
+        (error: NodeJS.ErrnoException) => {
+          throw new TranslatorError('unavailable', `Apertium's mode ${mode} could not be read (${error.code ?? error.message})`, { cause: error });
+        },
+      );
+      this.dictionaries.set(mode, stages);
+      stages.catch(() => this.dictionaries.delete(mode));
+    }
+    return stages;
   }
 
   /** Each mode with its language's sample sentence; a pivot pair works when both of its modes do. */
@@ -187,10 +274,10 @@ export class ApertiumTranslator implements TranslationEngine {
     return result.stdout;
   }
 
-  private async run(args: string[], input: string): Promise<RunResult> {
+  private async run(args: string[], input: string, program = this.binary): Promise<RunResult> {
     await this.acquire();
     try {
-      return await this.spawnOnce(args, input);
+      return await this.spawnOnce(program, args, input);
     } finally {
       this.release();
     }
@@ -201,7 +288,7 @@ export class ApertiumTranslator implements TranslationEngine {
    * Node gives children as pipes; so stdin is a private temporary file, unlinked before the program
    * starts (the text never stays on disk under a name).
    */
-  private async spawnOnce(args: string[], input: string): Promise<RunResult> {
+  private async spawnOnce(program: string, args: string[], input: string): Promise<RunResult> {
     const dir = await mkdtemp(path.join(tmpdir(), 'lore-apertium-'));
     let stdin: FileHandle;
     try {
@@ -212,15 +299,15 @@ export class ApertiumTranslator implements TranslationEngine {
       await rm(dir, { recursive: true, force: true });
     }
     try {
-      return await this.spawnWith(args, stdin.fd);
+      return await this.spawnWith(program, args, stdin.fd);
     } finally {
       await stdin.close();
     }
   }
 
-  private spawnWith(args: string[], stdinFd: number): Promise<RunResult> {
+  private spawnWith(program: string, args: string[], stdinFd: number): Promise<RunResult> {
     return new Promise<RunResult>((resolve, reject) => {
-      const child = spawn(this.binary, args, { stdio: [stdinFd, 'pipe', 'pipe'], detached: true }) as ChildProcessByStdio<null, Readable, Readable>;
+      const child = spawn(program, args, { stdio: [stdinFd, 'pipe', 'pipe'], detached: true }) as ChildProcessByStdio<null, Readable, Readable>;
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
       let timedOut = false;
@@ -276,6 +363,42 @@ function splitBatch(output: string, count: number): string[] | undefined {
     if (i < count - 1) text = text.replace(/\n\n$/, '');
     return text;
   });
+}
+
+/**
+ * The lexical units of one text in the dictionary stage's stream, each `^lemma<tags>/translation<tags>/…$`
+ * split into the source's analysis and its translations (escapes kept, so a unit can be fed to
+ * another dictionary). Punctuation is left out.
+ */
+export function dictionaryUnits(stream: string): string[][] {
+  const units: string[][] = [];
+  for (const match of stream.matchAll(/\^((?:[^$\\]|\\.)*)\$/g)) {
+    const parts = match[1]!.split(/(?<!\\)\//);
+    if (/<(?:sent|cm|lpar|rpar|lquot|rquot|guio|apos|quot|percent)>/.test(parts[0]!)) continue;
+    units.push(parts);
+  }
+  return units;
+}
+
+/**
+ * A unit's word (its lemma) and translations: a word the analyser does not know (`*word`), or the
+ * dictionary does not (`@lemma`), is its own translation.
+ */
+export function wordTranslations([source, ...targets]: string[]): WordTranslations {
+  const word = lemmaOf(source ?? '');
+  const translations = [...new Set(targets.filter((t) => !/^[@*]/.test(t)).map(lemmaOf).filter(Boolean))];
+  return { word, translations: translations.length ? translations : [word] };
+}
+
+/** A unit's lemma without its tags, escapes and marks (`*` unknown, `@` untranslated, `#` a multiword's joint, `+` a joined word). */
+function lemmaOf(unit: string): string {
+  return unit
+    .replaceAll(/<[^>]*>/g, '')
+    .replaceAll(/\\(.)/g, '$1')
+    .replace(/^[*@~]/, '')
+    .replaceAll('#', '')
+    .replaceAll('+', ' ')
+    .trim();
 }
 
 function firstLine(text: string): string {

@@ -6,6 +6,7 @@ import type {
   TranslationEngine,
   TranslationEngineName,
   Translator,
+  WordTranslations,
 } from '../ports/translator.js';
 import { ENGINE_PREFERENCE, TranslatorError, pairKey } from '../ports/translator.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
@@ -100,16 +101,33 @@ export class CompositeTranslator implements Translator {
   async translate(texts: string[], pair: LanguagePair): Promise<{ texts: string[]; engine: TranslationEngineName }> {
     const names = await this.candidates(pair);
     if (!names.length) throw new TranslatorError('failed', `No configured engine serves ${pairKey(pair)}`);
+    const { result, engine } = await this.firstThatAnswers(names, (e) => e.translate(texts, pair), texts.length);
+    return { texts: result, engine };
+  }
+
+  async lookUp(texts: string[], pair: LanguagePair): Promise<{ words: WordTranslations[][]; engine: TranslationEngineName } | null> {
+    const names = (await this.candidates(pair)).filter((name) => this.ordered.find((e) => e.name === name)!.lookUp !== undefined);
+    if (!names.length) return null;
+    const { result, engine } = await this.firstThatAnswers(names, (e) => e.lookUp!(texts, pair), texts.length);
+    return { words: result, engine };
+  }
+
+  /** The first of these engines (in order) whose call answers one item per text; each call timed and reported. */
+  private async firstThatAnswers<T>(
+    names: TranslationEngineName[],
+    call: (engine: TranslationEngine) => Promise<T[]>,
+    count: number,
+  ): Promise<{ result: T[]; engine: TranslationEngineName }> {
     const failures: TranslatorError[] = [];
     for (const name of names) {
       const engine = this.ordered.find((e) => e.name === name)!;
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
       try {
-        const translated = await engine.translate(texts, pair);
-        if (translated.length !== texts.length) throw new TranslatorError('failed', `${name} answered ${translated.length} texts for ${texts.length}`);
+        const result = await call(engine);
+        if (result.length !== count) throw new TranslatorError('failed', `${name} answered ${result.length} texts for ${count}`);
         this.metrics.translated(name, seconds());
-        return { texts: translated, engine: name };
+        return { result, engine: name };
       } catch (error) {
         const failure = error instanceof TranslatorError ? error : new TranslatorError('failed', `${name} failed`, { cause: error });
         this.metrics.translated(name, seconds(), failure.code);

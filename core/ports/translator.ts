@@ -45,6 +45,18 @@ export class TranslatorError extends Error {
   }
 }
 
+/**
+ * A word of a text and every translation a bilingual dictionary gives for it: the target
+ * language's lemmas (dictionary forms), without the engine's choice among them. A word the
+ * dictionary does not know is its own only translation (names, numbers, borrowed terms).
+ */
+export interface WordTranslations {
+  /** The word as the engine analysed it (its lemma). */
+  word: string;
+  /** Its translations, the engine's own choice first where it has one; at least one. */
+  translations: string[];
+}
+
 /** One translation engine (an adapter): Apertium, a LibreTranslate server, a DeepL endpoint. */
 export interface TranslationEngine {
   readonly name: TranslationEngineName;
@@ -58,6 +70,11 @@ export interface TranslationEngine {
    * costs (the HTTP engines).
    */
   probe(capabilities: EngineCapabilities): Promise<Map<string, boolean>>;
+  /**
+   * Where the engine has bilingual dictionaries (Apertium): each text's words with all their
+   * translations (same order, same count). Throws TranslatorError.
+   */
+  lookUp?(texts: string[], pair: LanguagePair): Promise<WordTranslations[][]>;
 }
 
 export type PairStatusValue =
@@ -90,6 +107,12 @@ export interface Translator {
   candidates(pair: LanguagePair): Promise<TranslationEngineName[]>;
   /** Translates with the best engine that serves the pair, falling back to the next on failure. */
   translate(texts: string[], pair: LanguagePair): Promise<{ texts: string[]; engine: TranslationEngineName }>;
+  /**
+   * Each text's words with every translation of the first engine serving the pair that has
+   * bilingual dictionaries (falling back to the next on failure); null when none has. Throws
+   * TranslatorError.
+   */
+  lookUp(texts: string[], pair: LanguagePair): Promise<{ words: WordTranslations[][]; engine: TranslationEngineName } | null>;
   /** The status of every ordered pair of the supported languages (56), probed at most once per health TTL. */
   health(): Promise<PairStatus[]>;
 }

@@ -49,9 +49,9 @@ export class QueryService {
     let searches = 0;
     const started = performance.now();
     try {
-      answer = await this.translation.run(ctx, request, plan, async (r) => {
+      answer = await this.translation.run(ctx, request, plan, async (r, dictionary) => {
         searches++;
-        return this.search.query(ctx, r);
+        return this.search.query(ctx, r, dictionary);
       });
     } catch (err) {
       await reservation.release();

@@ -11,8 +11,9 @@ import type { KeywordHit, KeywordIndex } from '../ports/keyword-index.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import { isUuid } from '../shared/ids.js';
 import { type Scope, scopeOf } from '../shared/scope.js';
+import type { DictionaryWords } from '../translation/query-translation.service.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
-import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
+import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForm, type WordForms, lexemesOf } from './bm25.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
 import { chunkDetails, chunkLexemes, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes } from './search.repository.js';
@@ -128,12 +129,16 @@ export class SearchService {
     return parseFilters(request.filters);
   }
 
-  /** Retrieval only: no quotas and no metering (QueryService adds those around it). */
-  query(ctx: RequestContext, request: QueryRequest): Promise<SearchAnswer> {
-    return this.search(ctx, request, this.validate(request));
+  /**
+   * Retrieval only: no quotas and no metering (QueryService adds those around it). A translated
+   * query may come with its words as a bilingual dictionary translates them (`dictionary`): keyword
+   * search then also finds each word by any of its translations (see `dictionaryWords`).
+   */
+  query(ctx: RequestContext, request: QueryRequest, dictionary?: DictionaryWords): Promise<SearchAnswer> {
+    return this.search(ctx, request, this.validate(request), dictionary);
   }
 
-  private async search(ctx: RequestContext, request: QueryRequest, filters: ParsedFilters): Promise<SearchAnswer> {
+  private async search(ctx: RequestContext, request: QueryRequest, filters: ParsedFilters, dictionary?: DictionaryWords): Promise<SearchAnswer> {
     const scope = scopeOf(ctx);
     const { mode } = this.options;
     // What depends only on the query starts first and runs while the knowledge bases and the
@@ -141,7 +146,8 @@ export class SearchService {
     // the knowledge bases' dimensions are known, its vector (an embedder over HTTP answers
     // meanwhile). A query that fails before awaiting them (an unknown knowledge base or corpus)
     // leaves them settled, not unhandled.
-    const queryWordForms: Promise<WordForms[]> = mode === 'vector' ? Promise.resolve([]) : settled(queryLexemes(this.db, request.query));
+    const queryWordForms: Promise<WordForms[]> =
+      mode === 'vector' ? Promise.resolve([]) : settled(this.wordsOf(request.query, dictionary));
     const queryVectors = new Map<number, Promise<Float32Array>>();
     const queryVector = (dimensions: number): Promise<Float32Array> => {
       let vector = queryVectors.get(dimensions);
@@ -297,6 +303,28 @@ export class SearchService {
       });
     }
     return { results, knowledgeBases: kbs };
+  }
+
+  /**
+   * A query's words, each as its lexemes under every configuration; with a dictionary's words,
+   * also each dictionary word as all its translations' lexemes under the dictionary language's
+   * analysis (its forms: a chunk holding any of them holds the word, as BM25F takes a word's best
+   * form), in place of the query's words those lexemes already cover. So a translated query finds
+   * "tabla" for "table" where the translation chose "mesa", and a translation that is wrong but
+   * not rare in the knowledge base costs only as much as one form among the right one.
+   */
+  private async wordsOf(query: string, dictionary: DictionaryWords | undefined): Promise<WordForms[]> {
+    const words = await queryLexemes(this.db, query);
+    if (!dictionary?.words.length) return words;
+    const analysis = keywordAnalysis(dictionary.language);
+    const translated: WordForms[] = [];
+    for (const { translations } of dictionary.words) {
+      const forms = new Map<string, WordForm>();
+      for (const form of (await queryLexemes(this.db, translations.join(' '), [analysis])).flat()) forms.set(form.lexeme, form);
+      if (forms.size) translated.push([...forms.values()]);
+    }
+    const covered = new Set(translated.flat().map((f) => f.lexeme));
+    return [...translated, ...words.filter((forms) => !forms.some((f) => covered.has(f.lexeme) && f.analyses?.includes(analysis) !== false))];
   }
 
   /**

@@ -2,7 +2,7 @@ import type { RequestContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { errors } from '../errors.js';
 import type { KnowledgeBaseRow } from '../knowledge-bases/knowledge-base.repository.js';
-import { TranslatorError } from '../ports/translator.js';
+import { TranslatorError, type WordTranslations } from '../ports/translator.js';
 import { reciprocalRankFusion } from '../search/fusion.js';
 import type { QueryRequest, QueryResultItem } from '../search/search.schema.js';
 import type { SearchAnswer } from '../search/search.service.js';
@@ -80,7 +80,25 @@ export interface TranslatedQuery {
   metadata?: { translation_config_source: ConfigLevel; translation_latency_ms: number };
 }
 
-export type Search = (request: QueryRequest) => Promise<SearchAnswer>;
+/**
+ * A translated search's words as a bilingual dictionary translates them, each with all its
+ * translations: keyword search counts a word as found when any of them is (SearchService).
+ */
+export interface DictionaryWords {
+  language: Language;
+  words: WordTranslations[];
+}
+
+export type Search = (request: QueryRequest, dictionary?: DictionaryWords) => Promise<SearchAnswer>;
+
+export interface QueryTranslationOptions {
+  /** UNTRANSLATED_WEIGHT unless a benchmark measures another. */
+  untranslatedWeight: number;
+  /** Whether translated searches also look the query's words up in the engine's bilingual dictionaries (where it has them). */
+  dictionary: boolean;
+}
+
+export const QUERY_TRANSLATION_OPTIONS: QueryTranslationOptions = { untranslatedWeight: UNTRANSLATED_WEIGHT, dictionary: true };
 
 /** The part of a query's translation decided before it is counted: refusals come first. */
 export interface QueryTranslationPlan {
@@ -95,12 +113,11 @@ export interface QueryTranslationPlan {
  * response translation (result content into the query's language, keeping `content_original`).
  */
 export class QueryTranslationService {
-  /** `untranslatedWeight`: UNTRANSLATED_WEIGHT unless a benchmark measures another. */
   constructor(
     private readonly db: Database,
     private readonly translation: TranslationService,
     private readonly subTenants: Pick<SubTenantService, 'userPreferences'>,
-    private readonly untranslatedWeight = UNTRANSLATED_WEIGHT,
+    private readonly options: QueryTranslationOptions = QUERY_TRANSLATION_OPTIONS,
   ) {}
 
   /** Refusals that come before the query is counted, and the query's language. */
@@ -189,17 +206,21 @@ export class QueryTranslationService {
       }
     }
     const lists: QueryResultItem[][] = [results];
-    const weights = [queryLanguageIsTheirs ? 1 : this.untranslatedWeight];
+    const weights = [queryLanguageIsTheirs ? 1 : this.options.untranslatedWeight];
     for (const [target, group] of groups) {
       const configs = group.map((kb) => kbConfig.get(kb.id)!);
-      const translated = await step.translate([request.query], { source: language, target }, configs);
+      const pair = { source: language, target };
+      const [translated, dictionary] = await step.timed(() =>
+        Promise.all([step.translate([request.query], pair, configs), this.options.dictionary ? step.lookUp(request.query, pair) : undefined]),
+      );
       if (!translated) continue;
       step.decidedBy(
         ...configs.map((c) =>
           mostSpecific([c.sources.query_translation, ...(c.preferred_language ? [c.sources.preferred_language] : [])]),
         ),
       );
-      lists.push((await search({ ...request, query: translated[0]!, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] })).results);
+      const words = dictionary && { language: target, words: dictionary };
+      lists.push((await search({ ...request, query: translated[0]!, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] }, words)).results);
       weights.push(1);
     }
     if (lists.length === 1) return results;
@@ -243,10 +264,12 @@ export class QueryTranslationService {
     });
     const out = [...results];
     for (const [source, items] of bySource) {
-      const translated = await step.translate(
-        items.map((i) => results[i.index]!.content),
-        { source, target: language },
-        items.map((i) => i.config),
+      const translated = await step.timed(() =>
+        step.translate(
+          items.map((i) => results[i.index]!.content),
+          { source, target: language },
+          items.map((i) => i.config),
+        ),
       );
       if (!translated) continue;
       step.decidedBy(...items.map((i) => i.level));
@@ -274,12 +297,21 @@ class Step {
     this.levels.push(...levels);
   }
 
+  /** Runs `work`, adding its time to the step's latency (translations and look-ups run at once are timed once). */
+  async timed<T>(work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.latencyMs += performance.now() - started;
+    }
+  }
+
   /**
    * Translates, or returns undefined when translation is off, the pair is not served or the engine
    * fails and every config involved says `passthrough`; with `error` in any of them, 503.
    */
   async translate(texts: string[], pair: { source: Language; target: Language }, configs: EffectiveConfig[]): Promise<string[] | undefined> {
-    const started = performance.now();
     try {
       if (!this.translation.enabled || !(await this.translation.serves(pair))) {
         throw new TranslatorError('unavailable', `No engine translates ${pair.source}-${pair.target}`);
@@ -295,8 +327,22 @@ class Step {
         throw translationUnavailable(`Translation from ${pair.source} to ${pair.target} is unavailable, and the translation settings ask for an error.`);
       }
       return undefined;
-    } finally {
-      this.latencyMs += performance.now() - started;
+    }
+  }
+
+  /**
+   * The query's words with every translation of an engine's bilingual dictionary, or undefined
+   * when no engine serving the pair has one or the look-up fails: it only adds to the translation,
+   * so its failure never fails the query (nor is metered: the translation's characters are).
+   */
+  async lookUp(text: string, pair: { source: Language; target: Language }): Promise<WordTranslations[] | undefined> {
+    try {
+      if (!this.translation.enabled || !(await this.translation.serves(pair))) return undefined;
+      return (await this.translation.lookUpWords(scopeOf(this.ctx), [text], pair))?.[0];
+    } catch (error) {
+      if (!(error instanceof TranslatorError)) throw error;
+      this.ctx.log.warn({ err: error, pair }, 'a dictionary look-up in a query failed');
+      return undefined;
     }
   }
 

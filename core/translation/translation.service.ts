@@ -4,7 +4,14 @@ import type { RequestContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { AppError, errors } from '../errors.js';
 import type { LanguageDetection, LanguageDetector } from '../ports/language-detector.js';
-import { type LanguagePair, type PairStatus, type TranslationEngineName, type Translator, TranslatorError } from '../ports/translator.js';
+import {
+  type LanguagePair,
+  type PairStatus,
+  type TranslationEngineName,
+  type Translator,
+  TranslatorError,
+  type WordTranslations,
+} from '../ports/translator.js';
 import type { Scope } from '../shared/scope.js';
 import { scopeOf } from '../shared/scope.js';
 import { type UsageEventType, insertUsageEvent } from '../usage/usage.repository.js';
@@ -204,6 +211,30 @@ export class TranslationService {
       out[i] = fresh.get(text) ?? cached.get(hashOf(preferred, text)) ?? text;
     });
     return { texts: out, engine: engine ?? (cached.size ? preferred : null), inputChars, outputChars: out.reduce((n, t) => n + characters(t), 0) };
+  }
+
+  /**
+   * Each text's words with every translation a bilingual dictionary of an engine serving the pair
+   * gives (Translator.lookUp), through the same cache as translations (keyed apart from them);
+   * null when no engine serving the pair has dictionaries. Throws TranslatorError.
+   */
+  async lookUpWords(scope: Scope, texts: string[], pair: LanguagePair): Promise<WordTranslations[][] | null> {
+    if (pair.source === pair.target) return null;
+    const hashOf = (text: string) => createHash('sha256').update(`dictionary\u0000${pair.source}\u0000${pair.target}\u0000${text}`).digest('hex');
+    const cached = await cachedTranslations(this.db, scope, [...new Set(texts.map(hashOf))]);
+    const missing = [...new Set(texts.filter((t) => !cached.has(hashOf(t))))];
+    const fresh = new Map<string, WordTranslations[]>();
+    if (missing.length) {
+      const result = await this.translator.lookUp(missing, pair);
+      if (!result) return null;
+      missing.forEach((text, i) => fresh.set(text, result.words[i]!));
+      await storeTranslations(
+        this.db,
+        scope,
+        missing.map((text) => ({ hash: hashOf(text), text: JSON.stringify(fresh.get(text)) })),
+      );
+    }
+    return texts.map((text) => fresh.get(text) ?? (JSON.parse(cached.get(hashOf(text))!) as WordTranslations[]));
   }
 
   /** Records translated characters in the usage ledger (approximate tokens too, for the billing object). */

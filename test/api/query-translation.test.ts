@@ -76,6 +76,24 @@ for (const database of testDatabases()) {
       assert.ok(res.body.results[0].score > res.body.results[1].score, 'not a tie broken by chunk id');
     });
 
+    it('finds documents by every translation a bilingual dictionary gives the query’s words, not only the one the translation chose', async () => {
+      // Apertium translates "Save the file" as "Salvar la lima" (a file for nails); its dictionary
+      // also has "guardar" for "save" and "archivo" for "file", as the manual says.
+      const manual = 'Para guardar el archivo, elija Guardar en el menú Archivo.';
+      const nails = 'La lima de uñas está en el cajón del baño, junto al espejo.';
+      const { t, api } = await tenantWith([nails, manual, SPANISH[0]!]);
+      const res = await query(api, { query: 'Save the file' });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.metadata.translation_config_source, 'instance_default');
+      assert.equal(res.body.results[0].content, manual);
+      // The look-up went through the tenant's translation cache, next to the translation.
+      const cached = await app.db.query<{ translated_text: string }>('SELECT translated_text FROM translation_cache WHERE tenant_id = $1', [t.id]);
+      assert.ok(cached.rows.some((r) => r.translated_text.includes('archivo')));
+      assert.ok(cached.rows.some((r) => r.translated_text === 'Salvar la lima'));
+      // The same query again, from the cache: the same answer.
+      assert.deepEqual((await query(api, { query: 'Save the file' })).body.results, res.body.results);
+    });
+
     it('does not translate into a language that only a few of the knowledge base’s documents are in', async () => {
       const english = Array.from({ length: 10 }, (_, i) => `The library opens at ${i + 8} in the morning and closes late in the evening.`);
       // One Spanish document of eleven (9 %): below the share that makes Spanish a language of the knowledge base.
@@ -222,10 +240,10 @@ for (const database of testDatabases()) {
         (await app.db.query<{ translated_text: string }>('SELECT translated_text FROM translation_cache WHERE tenant_id = $1 ORDER BY 1', [tenantId])).rows.map(
           (r) => r.translated_text,
         );
-      // Each cache holds the tenant's own query translation and its own passages' translations only.
+      // Each cache holds the tenant's own query translation, dictionary look-up and passages' translations only.
       const [cacheA, cacheB] = [await cache(a.t.id), await cache(b.t.id)];
-      assert.equal(cacheA.length, 2);
-      assert.equal(cacheB.length, 2);
+      assert.equal(cacheA.length, 3);
+      assert.equal(cacheB.length, 3);
       assert.ok(cacheA.some((text) => /afternoon|evening/i.test(text)) && !cacheA.some((text) => /car\b|street/i.test(text)));
       assert.ok(cacheB.some((text) => /car\b|street/i.test(text)) && !cacheB.some((text) => /afternoon|evening/i.test(text)));
     });

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ApertiumTranslator } from '../../core/adapters/apertium.translator.js';
+import { ApertiumTranslator, MAX_WORD_TRANSLATIONS, dictionaryUnits, wordTranslations } from '../../core/adapters/apertium.translator.js';
 import { CompositeTranslator } from '../../core/adapters/composite.translator.js';
 import { DeepLTranslator } from '../../core/adapters/deepl.translator.js';
 import { LibreTranslateTranslator } from '../../core/adapters/libretranslate.translator.js';
-import { TranslatorError, pairKey } from '../../core/ports/translator.js';
+import { TranslatorError, type WordTranslations, pairKey } from '../../core/ports/translator.js';
 import { FakeDeepLServer } from '../support/fake-deepl.server.js';
 import { fakeTranslation } from '../support/fake-http.server.js';
 import { FakeLibreTranslateServer } from '../support/fake-libretranslate.server.js';
@@ -71,6 +71,45 @@ describe('ApertiumTranslator (the installed Debian packages)', () => {
     assert.match(out[2]!, /^Buenos días\.\n\n.*perro/);
     assert.match(out[3]!, /coche|carro/);
     assert.equal(out[4], '   ');
+  });
+
+  it("looks words up in a pair's bilingual dictionary: every translation of each word, directly and through Spanish", async () => {
+    const [direct, blank, known] = await apertium.lookUp(['Open the file, then the Zorblax table.', ' ', 'cells'], { source: 'en', target: 'es' });
+    assert.deepEqual(blank, []);
+    const of = (words: WordTranslations[] | undefined, word: string) => words?.find((w) => w.word === word)?.translations;
+    // The translation picks one ("lima", a tool, for "file"); the dictionary has both.
+    assert.deepEqual(of(direct, 'file')?.slice().sort(), ['archivo', 'lima']);
+    assert.deepEqual(of(direct, 'table')?.slice().sort(), ['mesa', 'tabla']);
+    // An unknown word is its own translation; punctuation is no word.
+    assert.deepEqual(of(direct, 'Zorblax'), ['Zorblax']);
+    assert.ok(direct!.every((w) => !/[,.]/.test(w.word) && w.translations.every((t) => !/[<>*@]/.test(t))));
+    assert.deepEqual(of(known, 'cell')?.slice().sort(), ['celda', 'célula']);
+    // English to French has no mode: each Spanish translation is looked up in Spanish-French.
+    const [french] = await apertium.lookUp(['the cat and the table'], { source: 'en', target: 'fr' });
+    assert.deepEqual(of(french, 'cat'), ['chat']);
+    assert.ok(of(french, 'table')?.includes('table'));
+    for (const words of french!) assert.ok(words.translations.length <= MAX_WORD_TRANSLATIONS);
+    // Romanian to Spanish applies its dictionary inside its first transfer stage: looked up all the same.
+    const [spanish] = await apertium.lookUp(['Pisica este pe masă.'], { source: 'ro', target: 'es' });
+    assert.ok(of(spanish, 'masă')?.includes('mesa'), JSON.stringify(spanish));
+  });
+
+  it('reads the dictionary stages from the mode files; a data directory without them is unavailable', async () => {
+    const units = dictionaryUnits('^file<n><sg>/lima<n><f><sg>/archivo<n><m><sg>$^.<sent>/.<sent>$ ^*Zorblax/*Zorblax$ ^a\\/b<n>/x\\/y<n>$');
+    assert.deepEqual(units, [['file<n><sg>', 'lima<n><f><sg>', 'archivo<n><m><sg>'], ['*Zorblax', '*Zorblax'], ['a\\/b<n>', 'x\\/y<n>']]);
+    assert.deepEqual(units.map(wordTranslations), [
+      { word: 'file', translations: ['lima', 'archivo'] },
+      { word: 'Zorblax', translations: ['Zorblax'] },
+      { word: 'a/b', translations: ['x/y'] },
+    ]);
+    assert.deepEqual(wordTranslations(['take# out<vblex>', '@take# out<vblex>']), { word: 'take out', translations: ['take out'] });
+    const empty = await mkdtemp(path.join(tmpdir(), 'lore-apertium-data-'));
+    try {
+      const error = await rejection(new ApertiumTranslator({ dataDir: empty }).lookUp(['the file'], { source: 'en', target: 'es' }));
+      assert.equal(error.code, 'unavailable');
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 
   it('probes every pair with a sample sentence', async () => {
@@ -249,6 +288,16 @@ describe('CompositeTranslator', () => {
     const viaApertium = await composite.translate(['The house is big.'], { source: 'en', target: 'es' });
     assert.equal(viaApertium.engine, 'apertium');
     assert.match(viaApertium.texts[0]!, /casa/);
+  });
+
+  it('looks words up with the first engine serving the pair that has dictionaries (Apertium), or answers null', async () => {
+    const composite = new CompositeTranslator([new ApertiumTranslator(), libre(), dl()]);
+    const found = await composite.lookUp(['the file'], { source: 'en', target: 'es' });
+    assert.equal(found?.engine, 'apertium');
+    assert.ok(found.words[0]!.some((w) => w.word === 'file' && w.translations.includes('archivo')));
+    // LibreTranslate serves English to German; no engine with dictionaries does.
+    assert.equal(await composite.lookUp(['the file'], { source: 'en', target: 'de' }), null);
+    assert.equal(await new CompositeTranslator([libre()]).lookUp(['the file'], { source: 'en', target: 'es' }), null);
   });
 
   it('reports every pair: loaded by the best working engine, failed, or unavailable', async () => {
