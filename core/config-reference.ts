@@ -161,6 +161,11 @@ const VARIABLES: Record<Variable, VariableDoc> = {
   APERTIUM_BINARY: { group: 'Translation', meaning: 'The Apertium program.' },
   APERTIUM_TIMEOUT_MS: { group: 'Translation', meaning: 'Time limit of one Apertium run (then its process group is killed).' },
   APERTIUM_CONCURRENCY: { group: 'Translation', meaning: 'Apertium runs at once.' },
+  FREEDICT_DIR: {
+    group: 'Translation',
+    meaning:
+      "Where FreeDict's bilingual dictionaries are (Debian's dict-freedict-<src>-<tgt> packages): query translation looks words up in them for pairs no engine's dictionary has, and searches with them where no engine translates the pair. Used while any engine is configured.",
+  },
   LIBRETRANSLATE_URL: { group: 'Translation', meaning: '`libretranslate`: the server root (required).' },
   LIBRETRANSLATE_API_KEY: { group: 'Translation', meaning: '`libretranslate`: its optional API key.' },
   DEEPL_URL: { group: 'Translation', meaning: '`deepl`: the API root.', default: '`https://api-free.deepl.com` for keys ending `:fx`, else `https://api.deepl.com`' },

@@ -111,6 +111,7 @@ export const envSchema = z.object({
   APERTIUM_BINARY: z.string().min(1).default('apertium'),
   APERTIUM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   APERTIUM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  FREEDICT_DIR: z.string().min(1).default('/usr/share/dictd'),
   LIBRETRANSLATE_URL: urlString.optional(),
   LIBRETRANSLATE_API_KEY: z.string().min(1).optional(),
   DEEPL_URL: urlString.optional(),
@@ -269,6 +270,8 @@ export interface Config {
   translation: {
     engines: 'auto' | TranslationEngineName[];
     apertium: { binary: string; timeoutMs: number; concurrency: number };
+    /** Where FreeDict's bilingual dictionaries are (word look-ups for query translation). */
+    freedictDir: string;
     libreTranslate: { url: string; apiKey: string | undefined } | undefined;
     deepl: { url: string | undefined; apiKey: string } | undefined;
     /** Per attempt of an HTTP engine. */
@@ -383,6 +386,7 @@ export function loadConfig(env: Env = process.env): Config {
   const translation: Config['translation'] = {
     engines,
     apertium: { binary: e.APERTIUM_BINARY, timeoutMs: e.APERTIUM_TIMEOUT_MS, concurrency: e.APERTIUM_CONCURRENCY },
+    freedictDir: e.FREEDICT_DIR,
     libreTranslate: wants('libretranslate')
       ? { url: e.LIBRETRANSLATE_URL ?? fail('LIBRETRANSLATE_URL', 'required when TRANSLATION_ENGINES includes libretranslate'), apiKey: e.LIBRETRANSLATE_API_KEY }
       : undefined,

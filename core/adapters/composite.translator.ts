@@ -1,5 +1,6 @@
 import { type DomainMetrics, noDomainMetrics } from '../ports/metrics.js';
 import type {
+  BilingualDictionary,
   EngineCapabilities,
   LanguagePair,
   PairStatus,
@@ -19,6 +20,8 @@ export interface CompositeTranslatorOptions {
   now?: () => number;
   /** Where each engine call's time and failures are reported (default: nowhere). */
   metrics?: Pick<DomainMetrics, 'translated'>;
+  /** Bilingual dictionaries for word look-ups, after the engines' own (default: none). */
+  dictionaries?: BilingualDictionary[];
 }
 
 interface EngineState {
@@ -43,6 +46,7 @@ export class CompositeTranslator implements Translator {
   private readonly now: () => number;
   private readonly metrics: Pick<DomainMetrics, 'translated'>;
   private healthCache: { at: number; value: Promise<PairStatus[]> } | undefined;
+  private readonly dictionaries: BilingualDictionary[];
 
   constructor(engines: TranslationEngine[], options: CompositeTranslatorOptions = {}) {
     this.ordered = [...engines].sort((a, b) => ENGINE_PREFERENCE.indexOf(a.name) - ENGINE_PREFERENCE.indexOf(b.name));
@@ -52,6 +56,7 @@ export class CompositeTranslator implements Translator {
     this.rediscoverAfterMs = options.rediscoverAfterMs ?? 30_000;
     this.now = options.now ?? Date.now;
     this.metrics = options.metrics ?? noDomainMetrics;
+    this.dictionaries = options.dictionaries ?? [];
   }
 
   /** Asks every engine for its pairs (at start-up); never throws. */
@@ -105,11 +110,29 @@ export class CompositeTranslator implements Translator {
     return { texts: result, engine };
   }
 
-  async lookUp(texts: string[], pair: LanguagePair): Promise<{ words: WordTranslations[][]; engine: TranslationEngineName } | null> {
-    const names = (await this.candidates(pair)).filter((name) => this.ordered.find((e) => e.name === name)!.lookUp !== undefined);
-    if (!names.length) return null;
-    const { result, engine } = await this.firstThatAnswers(names, (e) => e.lookUp!(texts, pair), texts.length);
-    return { words: result, engine };
+  async lookUp(texts: string[], pair: LanguagePair): Promise<{ words: WordTranslations[][]; source: string } | null> {
+    let names: TranslationEngineName[] = [];
+    try {
+      names = (await this.candidates(pair)).filter((name) => this.ordered.find((e) => e.name === name)!.lookUp !== undefined);
+    } catch (error) {
+      // An engine that might serve the pair cannot be asked now: a dictionary may still have it.
+      if (!(error instanceof TranslatorError)) throw error;
+    }
+    if (names.length) {
+      try {
+        const { result, engine } = await this.firstThatAnswers(names, (e) => e.lookUp!(texts, pair), texts.length);
+        return { words: result, source: engine };
+      } catch (error) {
+        if (!this.dictionaries.length) throw error;
+      }
+    }
+    for (const dictionary of this.dictionaries) {
+      if (!(await dictionary.pairs()).has(pairKey(pair))) continue;
+      const words = await dictionary.lookUp(texts, pair);
+      if (words.length !== texts.length) throw new TranslatorError('failed', `${dictionary.name} answered ${words.length} texts for ${texts.length}`);
+      return { words, source: dictionary.name };
+    }
+    return null;
   }
 
   /** The first of these engines (in order) whose call answers one item per text; each call timed and reported. */

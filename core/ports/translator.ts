@@ -94,6 +94,18 @@ export interface PairStatus extends LanguagePair {
 }
 
 /**
+ * A bilingual dictionary that translates words, not texts (FreeDict's): where no translation
+ * engine serves a pair, a query can still be searched with its words' translations.
+ */
+export interface BilingualDictionary {
+  readonly name: string;
+  /** The pairs it has, by pairKey (none when it is not installed). */
+  pairs(): Promise<Set<string>>;
+  /** Each text's words with all their translations (same order, same count). Throws TranslatorError. */
+  lookUp(texts: string[], pair: LanguagePair): Promise<WordTranslations[][]>;
+}
+
+/**
  * The port the domain translates through: the engines a deployment configured, combined. With no
  * engine configured translation is off (`engines` is empty).
  */
@@ -108,11 +120,11 @@ export interface Translator {
   /** Translates with the best engine that serves the pair, falling back to the next on failure. */
   translate(texts: string[], pair: LanguagePair): Promise<{ texts: string[]; engine: TranslationEngineName }>;
   /**
-   * Each text's words with every translation of the first engine serving the pair that has
-   * bilingual dictionaries (falling back to the next on failure); null when none has. Throws
-   * TranslatorError.
+   * Each text's words with every translation, from the first that has the pair and answers: the
+   * engines serving it that have bilingual dictionaries (Apertium), then the dictionaries
+   * (BilingualDictionary); null when none has it. Throws TranslatorError.
    */
-  lookUp(texts: string[], pair: LanguagePair): Promise<{ words: WordTranslations[][]; engine: TranslationEngineName } | null>;
+  lookUp(texts: string[], pair: LanguagePair): Promise<{ words: WordTranslations[][]; source: string } | null>;
   /** The status of every ordered pair of the supported languages (56), probed at most once per health TTL. */
   health(): Promise<PairStatus[]>;
 }

@@ -10,7 +10,7 @@ import { scopeOf } from '../shared/scope.js';
 import type { SubTenantService } from '../sub-tenants/sub-tenant.service.js';
 import { documentLanguages, subTenantTranslationConfigs } from './translation.repository.js';
 import type { Language, TranslationConfig } from './translation.schema.js';
-import { type Translated, type TranslationService, translationUnavailable } from './translation.service.js';
+import { type Translated, type TranslationService, characters, translationUnavailable } from './translation.service.js';
 
 /** Where a translation setting came from, most specific first: the order of precedence. */
 export const CONFIG_LEVELS = ['request', 'user', 'knowledge_base', 'sub_tenant', 'tenant', 'instance_default'] as const;
@@ -211,16 +211,19 @@ export class QueryTranslationService {
       const configs = group.map((kb) => kbConfig.get(kb.id)!);
       const pair = { source: language, target };
       const [translated, dictionary] = await step.timed(() =>
-        Promise.all([step.translate([request.query], pair, configs), this.options.dictionary ? step.lookUp(request.query, pair) : undefined]),
+        Promise.all([step.attempt([request.query], pair), this.options.dictionary ? step.lookUp(request.query, pair) : undefined]),
       );
-      if (!translated) continue;
+      // Where no engine translates the pair, a dictionary's words still make a translated search:
+      // each word's first translation is its text (for the vector search).
+      const text = Array.isArray(translated) ? translated[0]! : dictionary?.length ? step.gloss(request.query, dictionary) : step.failed(pair, configs);
+      if (text === undefined) continue;
       step.decidedBy(
         ...configs.map((c) =>
           mostSpecific([c.sources.query_translation, ...(c.preferred_language ? [c.sources.preferred_language] : [])]),
         ),
       );
       const words = dictionary && { language: target, words: dictionary };
-      lists.push((await search({ ...request, query: translated[0]!, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] }, words)).results);
+      lists.push((await search({ ...request, query: text, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] }, words)).results);
       weights.push(1);
     }
     if (lists.length === 1) return results;
@@ -312,6 +315,12 @@ class Step {
    * fails and every config involved says `passthrough`; with `error` in any of them, 503.
    */
   async translate(texts: string[], pair: { source: Language; target: Language }, configs: EffectiveConfig[]): Promise<string[] | undefined> {
+    const translated = await this.attempt(texts, pair);
+    return Array.isArray(translated) ? translated : this.failed(pair, configs);
+  }
+
+  /** Translates, or returns why it could not (translation off, the pair not served, the engine failing; logged). */
+  async attempt(texts: string[], pair: { source: Language; target: Language }): Promise<string[] | TranslatorError> {
     try {
       if (!this.translation.enabled || !(await this.translation.serves(pair))) {
         throw new TranslatorError('unavailable', `No engine translates ${pair.source}-${pair.target}`);
@@ -323,11 +332,24 @@ class Step {
     } catch (error) {
       if (!(error instanceof TranslatorError)) throw error;
       this.ctx.log.warn({ err: error, pair }, 'translation in a query failed');
-      if (configs.some((c) => c.fallback_behaviour === 'error')) {
-        throw translationUnavailable(`Translation from ${pair.source} to ${pair.target} is unavailable, and the translation settings ask for an error.`);
-      }
-      return undefined;
+      return error;
     }
+  }
+
+  /** A translation that could not be made: undefined (searched untranslated), or 503 where any config says `error`. */
+  failed(pair: { source: Language; target: Language }, configs: EffectiveConfig[]): undefined {
+    if (configs.some((c) => c.fallback_behaviour === 'error')) {
+      throw translationUnavailable(`Translation from ${pair.source} to ${pair.target} is unavailable, and the translation settings ask for an error.`);
+    }
+    return undefined;
+  }
+
+  /** The query as its words' first dictionary translations, metered as a translation of the query. */
+  gloss(query: string, words: WordTranslations[]): string {
+    const text = words.map((w) => w.translations[0] ?? w.word).join(' ');
+    this.usage.inputChars += characters(query);
+    this.usage.outputChars += characters(text);
+    return text;
   }
 
   /**
@@ -337,7 +359,7 @@ class Step {
    */
   async lookUp(text: string, pair: { source: Language; target: Language }): Promise<WordTranslations[] | undefined> {
     try {
-      if (!this.translation.enabled || !(await this.translation.serves(pair))) return undefined;
+      if (!this.translation.enabled) return undefined;
       return (await this.translation.lookUpWords(scopeOf(this.ctx), [text], pair))?.[0];
     } catch (error) {
       if (!(error instanceof TranslatorError)) throw error;

@@ -13,6 +13,7 @@ const SPANISH = [
   'El médico trabaja en el hospital durante la noche.',
 ];
 const GERMAN = 'Die Katze schläft jeden Nachmittag in der Küche.';
+const BULGARIAN = 'Котката спи в кухнята всеки следобед.';
 
 type Api = ReturnType<typeof client>;
 
@@ -200,11 +201,11 @@ for (const database of testDatabases()) {
     });
 
     it('fallback_behaviour: passthrough answers untranslated results, error answers 503 translation_unavailable (not counted)', async () => {
-      // Apertium has no English↔German pair.
-      const { api } = await tenantWith([GERMAN]);
+      // Nothing here translates English into Bulgarian: no Apertium pair, and no FreeDict dictionary installed.
+      const { api } = await tenantWith([BULGARIAN]);
       const passthrough = await query(api, { query: 'The cat sleeps in the kitchen.', translate_response: true });
       assert.equal(passthrough.status, 200);
-      assert.equal(passthrough.body.results[0].content, GERMAN);
+      assert.equal(passthrough.body.results[0].content, BULGARIAN);
       assert.equal(passthrough.body.results[0].content_original, undefined);
       assert.equal(passthrough.body.metadata, undefined);
       await api('PATCH', '/v1/tenant/settings', { translation_config: { fallback_behaviour: 'error' } });
@@ -213,7 +214,25 @@ for (const database of testDatabases()) {
       assert.equal(error.body.error, 'translation_unavailable');
       assert.equal((await api('GET', '/v1/billing/usage')).body.query_count, 1);
       // No translation needed, no error.
-      assert.equal((await query(api, { query: 'Katze Küche' })).status, 200);
+      assert.equal((await query(api, { query: 'Котката спи в кухнята' })).status, 200);
+    });
+
+    it('where no engine translates the pair, searches with the words a bilingual dictionary translates (FreeDict, English to German)', async () => {
+      // Apertium has no English–German pair; Debian's dict-freedict-eng-deu has the words.
+      const manual = 'Um die Datei zu drucken, wählen Sie im Menü Datei den Befehl Drucken.';
+      const { t, api } = await tenantWith([GERMAN, manual, 'Der Zug fährt um acht Uhr vom Bahnhof ab.']);
+      const res = await query(api, { query: 'print the file' });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.results[0].content, manual);
+      assert.equal(res.body.metadata.translation_config_source, 'instance_default');
+      // Metered as a translation of the query: its characters in, the words' translations out.
+      const ledger = await app.db.query<{ input_chars: number; output_chars: number }>(
+        "SELECT input_chars::int, output_chars::int FROM usage_events WHERE tenant_id = $1 AND event_type = 'query_translation'",
+        [t.id],
+      );
+      assert.equal(ledger.rows.length, 1);
+      assert.equal(ledger.rows[0]!.input_chars, 'print the file'.length);
+      assert.ok(ledger.rows[0]!.output_chars > 0);
     });
 
     it('Free tenants get query translation but no response translation', async () => {

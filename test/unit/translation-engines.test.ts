@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ApertiumTranslator, MAX_WORD_TRANSLATIONS, dictionaryUnits, wordTranslations } from '../../core/adapters/apertium.translator.js';
 import { CompositeTranslator } from '../../core/adapters/composite.translator.js';
 import { DeepLTranslator } from '../../core/adapters/deepl.translator.js';
+import { FreeDictDictionary, MAX_DICTIONARY_TRANSLATIONS, entryTranslations } from '../../core/adapters/freedict.dictionary.js';
 import { LibreTranslateTranslator } from '../../core/adapters/libretranslate.translator.js';
 import { TranslatorError, type WordTranslations, pairKey } from '../../core/ports/translator.js';
 import { FakeDeepLServer } from '../support/fake-deepl.server.js';
@@ -166,6 +167,47 @@ describe('ApertiumTranslator (the installed Debian packages)', () => {
   });
 });
 
+describe("FreeDictDictionary (Debian's dict-freedict-deu-eng, -eng-deu, -nld-eng and -eng-nld)", () => {
+  const freedict = new FreeDictDictionary();
+  const of = (words: WordTranslations[] | undefined, word: string) => words?.find((w) => w.word === word)?.translations;
+
+  it('lists the installed pairs among the supported languages', async () => {
+    const pairs = await freedict.pairs();
+    for (const pair of ['de-en', 'en-de', 'nl-en', 'en-nl']) assert.ok(pairs.has(pair), pair);
+    assert.deepEqual([...(await new FreeDictDictionary({ dir: path.join(tmpdir(), 'no-such-dictd') }).pairs())], []);
+  });
+
+  it('gives every translation of each word, computing senses first, words before phrases, from inflected forms too', async () => {
+    const [german, blank] = await freedict.lookUp(['Dateien drucken, Zorblax 12', ''], { source: 'de', target: 'en' });
+    assert.deepEqual(blank, []);
+    assert.deepEqual(german!.map((w) => w.word), ['dateien', 'drucken', 'zorblax', '12']);
+    assert.deepEqual(of(german, 'dateien'), ['files']);
+    assert.ok(of(german, 'drucken')?.includes('print'));
+    // Unknown words and numbers are their own translations.
+    assert.deepEqual(of(german, 'zorblax'), ['zorblax']);
+    assert.deepEqual(of(german, '12'), ['12']);
+    // "Datei" has a computing sense ("file") before its others; at most MAX_DICTIONARY_TRANSLATIONS.
+    const [english] = await freedict.lookUp(['the file'], { source: 'en', target: 'de' });
+    assert.deepEqual(of(english, 'file')?.slice(0, 2), ['computerdatei', 'datei']);
+    assert.ok(english!.every((w) => w.translations.length <= MAX_DICTIONARY_TRANSLATIONS && w.translations.every((t) => !/\s/.test(t))));
+    // Dutch headwords are singular: "tabellen" is found as "tabel" (its ending off, the doubled consonant single).
+    const [dutch] = await freedict.lookUp(['tabellen afdrukken'], { source: 'nl', target: 'en' });
+    assert.ok(of(dutch, 'tabellen')?.includes('table'));
+    assert.ok(of(dutch, 'afdrukken')?.includes('print'));
+    const missing = await rejection(freedict.lookUp(['x'], { source: 'de', target: 'bg' }));
+    assert.equal(missing.code, 'failed');
+  });
+
+  it("reads entries of both layouts: Ding's (one sense an entry, with examples and notes) and numbered senses", () => {
+    const ding = 'Datei /datˈaɪ/ <fem, n, sg>\n [comp.] computer file <n>, file <n>\n      "eine Datei öffnen"  - open a file\n   Synonym: {Computerdatei}\n\n see: {Dateien}\n';
+    assert.deepEqual(entryTranslations(ding), { translations: ['computer file', 'file'], computing: true });
+    assert.deepEqual(entryTranslations('afdrukken /ɑvdrɵkən/\n1. copy\n2. mark, stamp\n3. print\n'), {
+      translations: ['copy', 'mark', 'stamp', 'print'],
+      computing: false,
+    });
+  });
+});
+
 describe('LibreTranslateTranslator (against a fake LibreTranslate server)', () => {
   let fake: FakeLibreTranslateServer;
   beforeEach(async () => {
@@ -293,11 +335,18 @@ describe('CompositeTranslator', () => {
   it('looks words up with the first engine serving the pair that has dictionaries (Apertium), or answers null', async () => {
     const composite = new CompositeTranslator([new ApertiumTranslator(), libre(), dl()]);
     const found = await composite.lookUp(['the file'], { source: 'en', target: 'es' });
-    assert.equal(found?.engine, 'apertium');
+    assert.equal(found?.source, 'apertium');
     assert.ok(found.words[0]!.some((w) => w.word === 'file' && w.translations.includes('archivo')));
     // LibreTranslate serves English to German; no engine with dictionaries does.
     assert.equal(await composite.lookUp(['the file'], { source: 'en', target: 'de' }), null);
     assert.equal(await new CompositeTranslator([libre()]).lookUp(['the file'], { source: 'en', target: 'es' }), null);
+    // Then the dictionaries: FreeDict has English–German; Apertium still answers English–Spanish.
+    const withDictionaries = new CompositeTranslator([new ApertiumTranslator(), libre()], { dictionaries: [new FreeDictDictionary()] });
+    const german = await withDictionaries.lookUp(['the file'], { source: 'en', target: 'de' });
+    assert.equal(german?.source, 'freedict');
+    assert.ok(german.words[0]!.some((w) => w.word === 'file' && w.translations.includes('datei')));
+    assert.equal((await withDictionaries.lookUp(['the file'], { source: 'en', target: 'es' }))?.source, 'apertium');
+    assert.equal(await withDictionaries.lookUp(['the file'], { source: 'en', target: 'bg' }), null);
   });
 
   it('reports every pair: loaded by the best working engine, failed, or unavailable', async () => {
