@@ -13,7 +13,9 @@
  *    /v1/translate/batch run: validation, the tenant's translation cache, the engine, metering),
  *    with paragraphs never sent before so every call reaches the engine: single paragraphs and
  *    batches of 100, one call at a time; p50 and p99 per round and their median over the rounds
- *    (batches: pooled over the rounds, as a round holds only a few).
+ *    (batches: pooled over the rounds, as a round holds only a few). The single paragraphs are
+ *    also looked up word by word in the pair's bilingual dictionary (`lookUpWords`, what query
+ *    translation runs beside the translation).
  * 3. Cross-lingual retrieval: the pages of one language's help (default English; a seeded subset)
  *    ingested into a knowledge base (lexical embedder, PGlite in memory, as
  *    retrieval-quality.bench.ts), queried through `QueryService` (POST /v1/query) with the index
@@ -209,6 +211,8 @@ interface PairRun {
   sourceChars: number;
   single: { p50: number; p99: number; calls: number; meanChars: number } | undefined;
   batch: { p50: number; p99: number; calls: number; meanChars: number } | undefined;
+  /** The single calls' texts looked up in the pair's bilingual dictionary (query translation's look-up; cache misses). */
+  lookUp: { p50: number; p99: number; calls: number; meanChars: number } | undefined;
 }
 
 /**
@@ -231,7 +235,7 @@ if (sections.has('quality') || sections.has('latency')) {
   for (const pair of measured) {
     const aligned = await alignedParagraphs(pair);
     const sample = aligned.slice(0, paragraphCount);
-    const run: PairRun = { pair, eligible: aligned.length, sampled: sample.length, chrf: NaN, copy: NaN, qualitySeconds: NaN, sourceChars: 0, single: undefined, batch: undefined };
+    const run: PairRun = { pair, eligible: aligned.length, sampled: sample.length, chrf: NaN, copy: NaN, qualitySeconds: NaN, sourceChars: 0, single: undefined, batch: undefined, lookUp: undefined };
     // Warm-up (engine discovery, the first program start): not measured.
     await translation.translate(lore.ctx, { text: 'Warm-up.', source: pair.source, target: pair.target });
 
@@ -256,6 +260,7 @@ if (sections.has('quality') || sections.has('latency')) {
       let next = 0;
       const take = (): string => pool[next++ % Math.max(1, pool.length)] ?? 'The house is big.';
       const singles: number[][] = [];
+      const lookUps: number[][] = [];
       const batchTimes: number[][] = [];
       const singleTexts: string[] = [];
       const batchTexts: string[] = [];
@@ -269,6 +274,14 @@ if (sections.has('quality') || sections.has('latency')) {
           times.push(performance.now() - t0);
         }
         singles.push(times);
+        // The same texts looked up word by word (a cache of its own: every look-up reaches the dictionary).
+        const lookUpTimes: number[] = [];
+        for (const text of singleTexts.slice(-singleCalls)) {
+          const t0 = performance.now();
+          await translation.lookUpWords(lore.scope, [text], pair);
+          lookUpTimes.push(performance.now() - t0);
+        }
+        lookUps.push(lookUpTimes);
         const btimes: number[] = [];
         for (let b = 0; b < batches; b++) {
           const texts = Array.from({ length: batchSize }, take);
@@ -280,12 +293,14 @@ if (sections.has('quality') || sections.has('latency')) {
         batchTimes.push(btimes);
       }
       if (singleCalls) run.single = summarise(singles, singleTexts);
+      if (singleCalls) run.lookUp = summarise(lookUps, singleTexts);
       if (batches) run.batch = summarise(batchTimes, batchTexts);
     }
     pairRuns.push(run);
     console.log(
       `${pairKey(pair)} (${route(pair)}): ${run.sampled} of ${run.eligible} aligned paragraphs; chrF ${fmt(run.chrf)} (copy ${fmt(run.copy)})` +
         (run.single ? `; single p50 ${fmt(run.single.p50, 0)} ms p99 ${fmt(run.single.p99, 0)} ms` : '') +
+        (run.lookUp ? `; look-up p50 ${fmt(run.lookUp.p50, 0)} ms p99 ${fmt(run.lookUp.p99, 0)} ms` : '') +
         (run.batch ? `; batch of ${batchSize} p50 ${fmt(run.batch.p50, 0)} ms p99 ${fmt(run.batch.p99, 0)} ms` : ''),
     );
   }
@@ -413,7 +428,7 @@ console.log(
 if (pairRuns.length) {
   printTable(
     'Translation quality (corpus chrF2, 0-100; copy = untranslated source vs reference) and latency (ms, TranslationService, cache misses)',
-    ['pair', 'engine', 'paragraphs', 'chrF', 'copy', 'chars/s', 'single p50', 'single p99', `batch${batchSize} p50`, `batch${batchSize} p99`],
+    ['pair', 'engine', 'paragraphs', 'chrF', 'copy', 'chars/s', 'single p50', 'single p99', 'look-up p50', 'look-up p99', `batch${batchSize} p50`, `batch${batchSize} p99`],
     pairRuns.map((r) => [
       pairKey(r.pair),
       route(r.pair),
@@ -423,6 +438,8 @@ if (pairRuns.length) {
       fmt(r.sourceChars / r.qualitySeconds, 0),
       fmt(r.single?.p50 ?? NaN, 0),
       fmt(r.single?.p99 ?? NaN, 0),
+      fmt(r.lookUp?.p50 ?? NaN, 0),
+      fmt(r.lookUp?.p99 ?? NaN, 0),
       fmt(r.batch?.p50 ?? NaN, 0),
       fmt(r.batch?.p99 ?? NaN, 0),
     ]),

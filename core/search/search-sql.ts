@@ -46,11 +46,22 @@ export function anyOf(lexemes: readonly string[]): string {
  * configurations cost twice as much (~1.1 against ~0.6 ms a query).
  */
 export function queryLexemesSql(configs: readonly string[]): string {
-  const normalised = configs.map((config, i) => {
+  return `SELECT ${['w', ...normalisedColumns(configs)].join(', ')} FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w`;
+}
+
+/** As `queryLexemesSql`, for each of several texts ($1, an array) at once: each row also names its text (`t`, from 1). */
+export function textsLexemesSql(configs: readonly string[]): string {
+  return (
+    `SELECT ${['t', 'w', ...normalisedColumns(configs)].join(', ')} ` +
+    `FROM unnest($1::text[]) WITH ORDINALITY AS texts(text, t), unnest(tsvector_to_array(to_tsvector('simple', texts.text))) AS w ORDER BY t, w`
+  );
+}
+
+function normalisedColumns(configs: readonly string[]): string[] {
+  return configs.map((config, i) => {
     if (!/^[a-z_]+$/.test(config)) throw new Error(`invalid text-search configuration ${config}`);
     return `tsvector_to_array(to_tsvector('${config}', w)) AS c${i}`;
   });
-  return `SELECT ${['w', ...normalised].join(', ')} FROM unnest(tsvector_to_array(to_tsvector('simple', $1))) AS w`;
 }
 
 /** The query's words with how common each is, from the share of rows holding each of its lexemes. */

@@ -2,7 +2,7 @@ import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
 import { ALL_KEYWORD_ANALYSES, isOwnAnalysis, keywordAnalysis, ownAnalysisLexeme, postgresConfigs } from './text-search-config.js';
-import { queryLexemesSql } from './search-sql.js';
+import { queryLexemesSql, textsLexemesSql } from './search-sql.js';
 
 /**
  * The query's words, each as its forms: its lexemes under each analysis (its forms in each
@@ -13,6 +13,18 @@ import { queryLexemesSql } from './search-sql.js';
 export async function queryLexemes(db: Queryable, query: string, analyses: readonly string[] = ALL_KEYWORD_ANALYSES): Promise<WordForms[]> {
   const configs = postgresConfigs(analyses);
   const { rows } = await db.query<Record<string, string[]> & { w: string }>(queryLexemesSql(configs), [query]);
+  return wordsOfRows(rows, configs, analyses);
+}
+
+/** As `queryLexemes`, for each of several texts, in one statement: each text's words, in the texts' order. */
+export async function textsLexemes(db: Queryable, texts: readonly string[], analyses: readonly string[] = ALL_KEYWORD_ANALYSES): Promise<WordForms[][]> {
+  if (!texts.length) return [];
+  const configs = postgresConfigs(analyses);
+  const { rows } = await db.query<Record<string, string[]> & { w: string; t: string }>(textsLexemesSql(configs), [[...texts]]);
+  return texts.map((_, i) => wordsOfRows(rows.filter((row) => Number(row.t) === i + 1), configs, analyses));
+}
+
+function wordsOfRows(rows: Array<Record<string, string[]> & { w: string }>, configs: readonly string[], analyses: readonly string[]): WordForms[] {
   return rows
     .map((row) => {
       const forms = new Map<string, string[]>();

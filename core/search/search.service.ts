@@ -16,7 +16,7 @@ import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForm, type WordForms, lexemesOf } from './bm25.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { chunkDetails, chunkLexemes, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes } from './search.repository.js';
+import { chunkDetails, chunkLexemes, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes, textsLexemes } from './search.repository.js';
 import { type ExpandedQuery, type FeedbackOptions, expandQuery } from './feedback.js';
 import { keywordAnalysis } from './text-search-config.js';
 import { tsvectorOccurrences } from '../db/tsvector.js';
@@ -132,7 +132,7 @@ export class SearchService {
   /**
    * Retrieval only: no quotas and no metering (QueryService adds those around it). A translated
    * query may come with its words as a bilingual dictionary translates them (`dictionary`): keyword
-   * search then also finds each word by any of its translations (see `dictionaryWords`).
+   * search then also finds each word by any of its translations (see `wordsOf`).
    */
   query(ctx: RequestContext, request: QueryRequest, dictionary?: DictionaryWords): Promise<SearchAnswer> {
     return this.search(ctx, request, this.validate(request), dictionary);
@@ -318,9 +318,8 @@ export class SearchService {
     if (!dictionary?.words.length) return words;
     const analysis = keywordAnalysis(dictionary.language);
     const translated: WordForms[] = [];
-    for (const { translations } of dictionary.words) {
-      const forms = new Map<string, WordForm>();
-      for (const form of (await queryLexemes(this.db, translations.join(' '), [analysis])).flat()) forms.set(form.lexeme, form);
+    for (const words of await textsLexemes(this.db, dictionary.words.map((w) => w.translations.join(' ')), [analysis])) {
+      const forms = new Map<string, WordForm>(words.flat().map((form) => [form.lexeme, form]));
       if (forms.size) translated.push([...forms.values()]);
     }
     const covered = new Set(translated.flat().map((f) => f.lexeme));

@@ -94,7 +94,10 @@ export type Search = (request: QueryRequest, dictionary?: DictionaryWords) => Pr
 export interface QueryTranslationOptions {
   /** UNTRANSLATED_WEIGHT unless a benchmark measures another. */
   untranslatedWeight: number;
-  /** Whether translated searches also look the query's words up in the engine's bilingual dictionaries (where it has them). */
+  /**
+   * Whether translated searches also look the query's words up in bilingual dictionaries (an
+   * engine's, else FreeDict's), and search with them where no engine translates the pair.
+   */
   dictionary: boolean;
 }
 
