@@ -171,7 +171,8 @@ export class ApertiumTranslator implements TranslationEngine {
   /** Each text's lexical units after the mode's dictionary: the source's analysis, then its translations, with their tags. */
   private async lookUpWith(mode: string, texts: string[]): Promise<string[][][]> {
     const { analysis, dictionary } = await this.dictionaryStages(mode);
-    return this.runDictionary(mode, [...analysis, `lt-proc -b ${dictionary}`].join(' | '), texts);
+    // Plain text becomes Apertium's stream format first (`[`, `^`, `/` … escaped), as `apertium` does it.
+    return this.runDictionary(mode, ['apertium-destxt', ...analysis, `lt-proc -b ${dictionary}`].join(' | '), texts);
   }
 
   private async runDictionary(mode: string, pipeline: string, texts: string[]): Promise<string[][][]> {
@@ -372,8 +373,10 @@ function splitBatch(output: string, count: number): string[] | undefined {
  */
 export function dictionaryUnits(stream: string): string[][] {
   const units: string[][] = [];
-  for (const match of stream.matchAll(/\^((?:[^$\\]|\\.)*)\$/g)) {
-    const parts = match[1]!.split(/(?<!\\)\//);
+  // Escaped characters outside units (`\^` in a blank) are consumed, never taken for a unit's start.
+  for (const match of stream.matchAll(/\\.|\^((?:[^$\\]|\\.)*)\$/g)) {
+    if (match[1] === undefined) continue;
+    const parts = match[1].split(/(?<!\\)\//);
     if (/<(?:sent|cm|lpar|rpar|lquot|rquot|guio|apos|quot|percent)>/.test(parts[0]!)) continue;
     units.push(parts);
   }

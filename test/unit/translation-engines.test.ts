@@ -85,6 +85,13 @@ describe('ApertiumTranslator (the installed Debian packages)', () => {
     assert.deepEqual(of(direct, 'Zorblax'), ['Zorblax']);
     assert.ok(direct!.every((w) => !/[,.]/.test(w.word) && w.translations.every((t) => !/[<>*@]/.test(t))));
     assert.deepEqual(of(known, 'cell')?.slice().sort(), ['celda', 'célula']);
+    // Text that means something in Apertium's stream format (unbalanced brackets held the pipeline
+    // until its time limit before the text was escaped) is looked up as text.
+    const started = performance.now();
+    const [formula, marks] = await apertium.lookUp(['VAR(Number 1 [; Number 2 [; … [; Number 255]]])', 'file^$ a/b <x> @y *z'], { source: 'en', target: 'es' });
+    assert.ok(performance.now() - started < 5_000);
+    assert.deepEqual(of(formula, 'Number'), ['Número']);
+    assert.deepEqual(of(marks, 'file')?.slice().sort(), ['archivo', 'lima']);
     // English to French has no mode: each Spanish translation is looked up in Spanish-French.
     const [french] = await apertium.lookUp(['the cat and the table'], { source: 'en', target: 'fr' });
     assert.deepEqual(of(french, 'cat'), ['chat']);
