@@ -74,6 +74,10 @@ interface RunResult {
  * text format, which keeps line breaks and paragraphs. A batch is one run: the texts joined by a
  * separator paragraph. `apertium` is a shell script around a pipeline of programs, so each run gets
  * its own process group and a timeout kills the whole group.
+ *
+ * Dictionary look-ups (`lookUp`) run the first stages of a mode's pipeline, as its file under
+ * `modes/` lists them, through bash in the same way: the pipeline comes from the installed
+ * package, the text only ever through stdin.
  */
 export class ApertiumTranslator implements TranslationEngine {
   readonly name = 'apertium';

@@ -128,7 +128,13 @@ export class CompositeTranslator implements Translator {
     }
     for (const dictionary of this.dictionaries) {
       if (!(await dictionary.pairs()).has(pairKey(pair))) continue;
-      const words = await dictionary.lookUp(texts, pair);
+      let words: WordTranslations[][];
+      try {
+        words = await dictionary.lookUp(texts, pair);
+      } catch (error) {
+        // A damaged file (a bad offset, data that does not inflate) is the dictionary's failure, not the query's.
+        throw error instanceof TranslatorError ? error : new TranslatorError('failed', `${dictionary.name} failed`, { cause: error });
+      }
       if (words.length !== texts.length) throw new TranslatorError('failed', `${dictionary.name} answered ${words.length} texts for ${texts.length}`);
       return { words, source: dictionary.name };
     }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApertiumTranslator, MAX_WORD_TRANSLATIONS, dictionaryUnits, wordTranslations } from '../../core/adapters/apertium.translator.js';
@@ -203,6 +203,25 @@ describe("FreeDictDictionary (Debian's dict-freedict-deu-eng, -eng-deu, -nld-eng
     assert.ok(of(dutch, 'afdrukken')?.includes('print'));
     const missing = await rejection(freedict.lookUp(['x'], { source: 'de', target: 'bg' }));
     assert.equal(missing.code, 'failed');
+  });
+
+  it('reports a damaged dictionary as failed, through the composite too, whatever broke', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'lore-freedict-'));
+    try {
+      await copyFile('/usr/share/dictd/freedict-eng-nld.index', path.join(dir, 'freedict-eng-nld.index'));
+      const text = await readFile('/usr/share/dictd/freedict-eng-nld.dict.dz');
+      // The header and its chunk table kept, every chunk's data made something that does not inflate.
+      const headerEnd = 12 + text.readUInt16LE(10) + 40;
+      text.fill(0xff, headerEnd);
+      await writeFile(path.join(dir, 'freedict-eng-nld.dict.dz'), text);
+      const composite = new CompositeTranslator([], { dictionaries: [new FreeDictDictionary({ dir })] });
+      const error = await rejection(composite.lookUp(['table'], { source: 'en', target: 'nl' }));
+      assert.equal(error.code, 'failed');
+      await writeFile(path.join(dir, 'freedict-eng-nld.dict.dz'), 'not gzip at all');
+      assert.equal((await rejection(new FreeDictDictionary({ dir }).lookUp(['table'], { source: 'en', target: 'nl' }))).code, 'failed');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads entries of both layouts: Ding's (one sense an entry, with examples and notes) and numbered senses", () => {
