@@ -161,6 +161,10 @@ const VARIABLES: Record<Variable, VariableDoc> = {
   APERTIUM_BINARY: { group: 'Translation', meaning: 'The Apertium program.' },
   APERTIUM_TIMEOUT_MS: { group: 'Translation', meaning: 'Time limit of one Apertium run (then its process group is killed).' },
   APERTIUM_CONCURRENCY: { group: 'Translation', meaning: 'Apertium runs at once.' },
+  APERTIUM_DATADIR: {
+    group: 'Translation',
+    meaning: "Apertium's language data (its modes/ directory); the apertium program reads the same variable. Dictionary look-ups read the modes here.",
+  },
   FREEDICT_DIR: {
     group: 'Translation',
     meaning:

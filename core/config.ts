@@ -111,6 +111,7 @@ export const envSchema = z.object({
   APERTIUM_BINARY: z.string().min(1).default('apertium'),
   APERTIUM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   APERTIUM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  APERTIUM_DATADIR: z.string().min(1).default('/usr/share/apertium'),
   FREEDICT_DIR: z.string().min(1).default('/usr/share/dictd'),
   LIBRETRANSLATE_URL: urlString.optional(),
   LIBRETRANSLATE_API_KEY: z.string().min(1).optional(),
@@ -269,7 +270,7 @@ export interface Config {
    */
   translation: {
     engines: 'auto' | TranslationEngineName[];
-    apertium: { binary: string; timeoutMs: number; concurrency: number };
+    apertium: { binary: string; timeoutMs: number; concurrency: number; dataDir: string };
     /** Where FreeDict's bilingual dictionaries are (word look-ups for query translation). */
     freedictDir: string;
     libreTranslate: { url: string; apiKey: string | undefined } | undefined;
@@ -385,7 +386,7 @@ export function loadConfig(env: Env = process.env): Config {
   const wants = (name: TranslationEngineName) => engines !== 'auto' && engines.includes(name);
   const translation: Config['translation'] = {
     engines,
-    apertium: { binary: e.APERTIUM_BINARY, timeoutMs: e.APERTIUM_TIMEOUT_MS, concurrency: e.APERTIUM_CONCURRENCY },
+    apertium: { binary: e.APERTIUM_BINARY, timeoutMs: e.APERTIUM_TIMEOUT_MS, concurrency: e.APERTIUM_CONCURRENCY, dataDir: e.APERTIUM_DATADIR },
     freedictDir: e.FREEDICT_DIR,
     libreTranslate: wants('libretranslate')
       ? { url: e.LIBRETRANSLATE_URL ?? fail('LIBRETRANSLATE_URL', 'required when TRANSLATION_ENGINES includes libretranslate'), apiKey: e.LIBRETRANSLATE_API_KEY }

@@ -49,10 +49,7 @@ export interface ApertiumOptions {
   timeoutMs?: number;
   /** Runs at a time (default 2); more wait. */
   concurrency?: number;
-  /**
-   * Where the language data and its `modes/` are (default: `APERTIUM_DATADIR`, else
-   * /usr/share/apertium, as the `apertium` program itself); dictionary look-ups read the modes.
-   */
+  /** Where the language data and its `modes/` are (default /usr/share/apertium); dictionary look-ups read the modes. */
   dataDir?: string;
 }
 
@@ -101,7 +98,7 @@ export class ApertiumTranslator implements TranslationEngine {
     this.binary = options.binary ?? 'apertium';
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.concurrency = options.concurrency ?? 2;
-    this.dataDir = options.dataDir ?? process.env.APERTIUM_DATADIR ?? '/usr/share/apertium';
+    this.dataDir = options.dataDir ?? '/usr/share/apertium';
   }
 
   /** Direct modes from `apertium -l`, then pivots through Spanish for the pairs they leave out. */
@@ -182,9 +179,8 @@ export class ApertiumTranslator implements TranslationEngine {
   }
 
   private async runDictionary(mode: string, pipeline: string, texts: string[]): Promise<string[][][]> {
-    const cleaned = texts.map((t) => t.replaceAll('\u0000', ' ').replaceAll(SEPARATOR, ' '));
-    const out: string[][][] = cleaned.map(() => []);
-    const work = cleaned.map((text, index) => ({ text, index })).filter((t) => t.text.trim() !== '');
+    const { work } = batchOf(texts);
+    const out: string[][][] = texts.map(() => []);
     if (!work.length) return out;
     const result = await this.run(['-c', pipeline], work.map((w) => w.text).join(JOINER), 'bash');
     if (result.code !== 0) throw new TranslatorError('failed', `Apertium's dictionary of ${mode} exited with ${result.code}: ${firstLine(result.stderr)}`);
@@ -254,8 +250,7 @@ export class ApertiumTranslator implements TranslationEngine {
   }
 
   private async translateWith(mode: string, texts: string[]): Promise<string[]> {
-    const cleaned = texts.map((t) => t.replaceAll('\u0000', ' ').replaceAll(SEPARATOR, ' '));
-    const work = cleaned.map((text, index) => ({ text, index })).filter((t) => t.text.trim() !== '');
+    const { cleaned, work } = batchOf(texts);
     const out = [...cleaned];
     if (!work.length) return out;
     const translated = await this.runMode(mode, work.map((w) => w.text).join(JOINER));
@@ -358,6 +353,12 @@ export class ApertiumTranslator implements TranslationEngine {
     if (next) next();
     else this.running -= 1;
   }
+}
+
+/** A batch's texts made safe to join (NULs and the separator replaced), and those with content, with their places. */
+function batchOf(texts: string[]): { cleaned: string[]; work: Array<{ text: string; index: number }> } {
+  const cleaned = texts.map((t) => t.replaceAll('\u0000', ' ').replaceAll(SEPARATOR, ' '));
+  return { cleaned, work: cleaned.map((text, index) => ({ text, index })).filter((t) => t.text.trim() !== '') };
 }
 
 /** Splits a batch's output at the separators; undefined when their count is not what was sent. */

@@ -51,7 +51,7 @@ export class FreeDictDictionary implements BilingualDictionary {
   }
 
   /** The pairs among the supported languages whose dictionary (index and text) is installed, by pairKey. */
-  async pairs(): Promise<Set<string>> {
+  async pairs(): Promise<ReadonlySet<string>> {
     return new Set((await this.fileTable()).keys());
   }
 

@@ -100,7 +100,7 @@ export interface PairStatus extends LanguagePair {
 export interface BilingualDictionary {
   readonly name: string;
   /** The pairs it has, by pairKey (none when it is not installed). */
-  pairs(): Promise<Set<string>>;
+  pairs(): Promise<ReadonlySet<string>>;
   /** Each text's words with all their translations (same order, same count). Throws TranslatorError. */
   lookUp(texts: string[], pair: LanguagePair): Promise<WordTranslations[][]>;
 }

@@ -189,28 +189,13 @@ export class TranslationService {
     const engines = await this.translator.candidates(pair);
     if (!engines.length) throw new TranslatorError('failed', `No configured engine serves ${pair.source}-${pair.target}`);
     const preferred = engines[0]!;
-    const hashOf = (engine: string, text: string) =>
-      createHash('sha256').update(`${engine}\u0000${pair.source}\u0000${pair.target}\u0000${text}`).digest('hex');
-    const out = [...texts];
-    const cached = await cachedTranslations(this.db, scope, [...new Set(texts.filter((t) => t.trim()).map((t) => hashOf(preferred, t)))]);
-    const missing = [...new Set(texts.filter((t) => t.trim() && !cached.has(hashOf(preferred, t))))];
-    let engine: TranslationEngineName | null = null;
-    const fresh = new Map<string, string>();
-    if (missing.length) {
+    const found = await this.throughCache(scope, pair, preferred, texts.filter((t) => t.trim()), async (missing) => {
       const result = await this.translator.translate(missing, pair);
-      engine = result.engine;
-      missing.forEach((text, i) => fresh.set(text, result.texts[i]!));
-      await storeTranslations(
-        this.db,
-        scope,
-        missing.map((text) => ({ hash: hashOf(result.engine, text), text: fresh.get(text)! })),
-      );
-    }
-    texts.forEach((text, i) => {
-      if (!text.trim()) return;
-      out[i] = fresh.get(text) ?? cached.get(hashOf(preferred, text)) ?? text;
+      return { values: result.texts, maker: result.engine };
     });
-    return { texts: out, engine: engine ?? (cached.size ? preferred : null), inputChars, outputChars: out.reduce((n, t) => n + characters(t), 0) };
+    const out = texts.map((text) => (text.trim() ? (found!.values.get(text) ?? text) : text));
+    const engine = (found!.maker as TranslationEngineName | null) ?? (found!.cached ? preferred : null);
+    return { texts: out, engine, inputChars, outputChars: out.reduce((n, t) => n + characters(t), 0) };
   }
 
   /**
@@ -220,21 +205,47 @@ export class TranslationService {
    */
   async lookUpWords(scope: Scope, texts: string[], pair: LanguagePair): Promise<WordTranslations[][] | null> {
     if (pair.source === pair.target) return null;
-    const hashOf = (text: string) => createHash('sha256').update(`dictionary\u0000${pair.source}\u0000${pair.target}\u0000${text}`).digest('hex');
-    const cached = await cachedTranslations(this.db, scope, [...new Set(texts.map(hashOf))]);
-    const missing = [...new Set(texts.filter((t) => !cached.has(hashOf(t))))];
-    const fresh = new Map<string, WordTranslations[]>();
-    if (missing.length) {
+    const found = await this.throughCache(scope, pair, 'dictionary', texts, async (missing) => {
       const result = await this.translator.lookUp(missing, pair);
-      if (!result) return null;
-      missing.forEach((text, i) => fresh.set(text, result.words[i]!));
-      await storeTranslations(
-        this.db,
-        scope,
-        missing.map((text) => ({ hash: hashOf(text), text: JSON.stringify(fresh.get(text)) })),
-      );
+      return result && { values: result.words.map((words) => JSON.stringify(words)), maker: 'dictionary' };
+    });
+    return found && texts.map((text) => JSON.parse(found.values.get(text)!) as WordTranslations[]);
+  }
+
+  /**
+   * `texts` (distinct ones once) through the scope's cache, keyed by what made an entry (an engine,
+   * or `dictionary`), the pair and the text: those cached under `expected`, the others from
+   * `compute` (stored under the maker it names), or null when `compute` has none. Also says whether
+   * any came from the cache, and who computed the others.
+   */
+  private async throughCache(
+    scope: Scope,
+    pair: LanguagePair,
+    expected: string,
+    texts: string[],
+    compute: (missing: string[]) => Promise<{ values: string[]; maker: string } | null>,
+  ): Promise<{ values: Map<string, string>; cached: boolean; maker: string | null } | null> {
+    const keyOf = (maker: string, text: string) =>
+      createHash('sha256').update(`${maker}\u0000${pair.source}\u0000${pair.target}\u0000${text}`).digest('hex');
+    const distinct = [...new Set(texts)];
+    const cached = await cachedTranslations(this.db, scope, distinct.map((t) => keyOf(expected, t)));
+    const values = new Map<string, string>();
+    const missing: string[] = [];
+    for (const text of distinct) {
+      const hit = cached.get(keyOf(expected, text));
+      if (hit === undefined) missing.push(text);
+      else values.set(text, hit);
     }
-    return texts.map((text) => fresh.get(text) ?? (JSON.parse(cached.get(hashOf(text))!) as WordTranslations[]));
+    if (!missing.length) return { values, cached: cached.size > 0, maker: null };
+    const computed = await compute(missing);
+    if (!computed) return null;
+    missing.forEach((text, i) => values.set(text, computed.values[i]!));
+    await storeTranslations(
+      this.db,
+      scope,
+      missing.map((text) => ({ hash: keyOf(computed.maker, text), text: values.get(text)! })),
+    );
+    return { values, cached: cached.size > 0, maker: computed.maker };
   }
 
   /** Records translated characters in the usage ledger (approximate tokens too, for the billing object). */

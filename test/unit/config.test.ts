@@ -78,7 +78,7 @@ describe('config', () => {
     assert.deepEqual(c.translation.engines, ['apertium', 'libretranslate', 'deepl']);
     assert.deepEqual(c.translation.libreTranslate, { url: 'http://lt:5000', apiKey: undefined });
     assert.deepEqual(c.translation.deepl, { url: undefined, apiKey: 'key:fx' });
-    assert.deepEqual(c.translation.apertium, { binary: 'apertium', timeoutMs: 20_000, concurrency: 2 });
+    assert.deepEqual(c.translation.apertium, { binary: 'apertium', timeoutMs: 20_000, concurrency: 2, dataDir: '/usr/share/apertium' });
     assert.throws(() => loadConfig({ TRANSLATION_ENGINES: 'libretranslate' }), /LIBRETRANSLATE_URL: required/);
     assert.throws(() => loadConfig({ TRANSLATION_ENGINES: 'deepl' }), /DEEPL_API_KEY: required/);
   });
