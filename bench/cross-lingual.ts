@@ -91,6 +91,11 @@ export interface CrossRun {
   declaredSource: string[][];
   /** Fused with `auto` again, without the bilingual dictionaries' words (the translation's words alone). */
   withoutDictionary: string[][];
+  /**
+   * Fused with `auto` again, with the product's other choice of legs for a knowledge base of several
+   * languages (`mergeLanguages` flipped: one search for all of its languages, or one per language).
+   */
+  otherLegs: string[][];
   /** Fused with `auto` again, with each other weight of the untranslated leg (UNTRANSLATED_WEIGHT in the product). */
   untranslatedWeights: Array<{ weight: number; ranked: string[][] }>;
 }
@@ -155,6 +160,7 @@ export async function runCrossPair(
       untranslatedWeights.push({ weight, ranked: (await pass(queryService('hybrid', { untranslatedWeight: weight }))).ranked });
     }
     const withoutDictionary = (await pass(queryService('hybrid', { dictionary: false }))).ranked;
+    const otherLegs = (await pass(queryService('hybrid', { mergeLanguages: !QUERY_TRANSLATION_OPTIONS.mergeLanguages }))).ranked;
     const keyword = await pass(byMode.keyword);
     const vector = await pass(byMode.vector);
     await setQueryTranslation({ query_translation: 'never' });
@@ -178,6 +184,7 @@ export async function runCrossPair(
       declaredSource,
       untranslatedWeights,
       withoutDictionary,
+      otherLegs,
     };
   } finally {
     await setQueryTranslation({});
@@ -199,7 +206,7 @@ async function translationAlone(
     const [translated] = (await services.translation.translateTexts(scope, [query], pair)).texts;
     const words = (await services.translation.lookUpWords(scope, [query], pair))?.[0];
     const request: QueryRequest = { query: translated!, top_k: options.topK, knowledge_base_ids: [knowledgeBaseId], source_language: 'auto' };
-    ranked.push(target.chunkIds((await search.query(ctx, request, words && { language: pair.target, words })).results));
+    ranked.push(target.chunkIds((await search.query(ctx, request, words && [{ language: pair.target, words }])).results));
   }
   return ranked;
 }

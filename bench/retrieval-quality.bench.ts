@@ -106,7 +106,7 @@ import {
   sampleQueries,
 } from './libreoffice-help.js';
 import { CROSS_MODES, type CrossMode, type CrossPair, type CrossRun, pairLabel, parseCrossPairs, runCrossPair } from './cross-lingual.js';
-import { UNTRANSLATED_WEIGHT } from '../core/translation/query-translation.service.js';
+import { QUERY_TRANSLATION_OPTIONS, UNTRANSLATED_WEIGHT } from '../core/translation/query-translation.service.js';
 import { MAN_PACKAGES, MIN_DESCRIPTION_WORDS, loadManCollection, loadManIndex } from './manpages.js';
 import { ROOT, median, percentile, rankingScore, startBenchLore } from './support.js';
 
@@ -664,6 +664,8 @@ interface CrossResult {
   untranslatedWeights: PerQuery[];
   /** Fused without the bilingual dictionaries' words. */
   withoutDictionary: PerQuery;
+  /** Fused with the other choice of legs (one search for all of a knowledge base's languages, or one per language). */
+  otherLegs: PerQuery;
   /** B's own queries on B's knowledge base: B's same-language run. */
   sameLanguage: Record<CrossMode, PerQuery>;
 }
@@ -700,6 +702,7 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
         declaredSource: scored(run.declaredSource),
         untranslatedWeights: run.untranslatedWeights.map(({ ranked }) => scored(ranked)),
         withoutDictionary: scored(run.withoutDictionary),
+        otherLegs: scored(run.otherLegs),
         sameLanguage: { hybrid: own.modes.hybrid, keyword: own.modes.keyword, vector: own.modes.vector },
       };
       crossResults.push(result);
@@ -994,16 +997,21 @@ for (const set of querySets) {
       figure(r.translationAlone, 'ndcg'),
     ]),
   );
+  const [otherLegsLabel, otherLegsColumn] = QUERY_TRANSLATION_OPTIONS.mergeLanguages
+    ? ['once per language (rankings fused)', 'legs per language']
+    : ['once for all its languages', 'one leg'];
   printTable(
     `Cross-lingual fused nDCG@10, what-ifs on Lore's path (${set}): the product (source_language auto, the untranslated leg weighing ` +
       `${UNTRANSLATED_WEIGHT} where the query's language is none of the knowledge base's); without the bilingual dictionaries' words; ` +
-      `source_language set to the queries' language; and each other weight of the untranslated leg`,
-    ['pair', 'product', 'no dictionary', 'declared source', ...untranslatedWeights.map((w) => `weight ${w}`)],
+      `source_language set to the queries' language; a knowledge base of several languages searched ${otherLegsLabel}; and each ` +
+      `other weight of the untranslated leg`,
+    ['pair', 'product', 'no dictionary', otherLegsColumn, 'declared source', ...untranslatedWeights.map((w) => `weight ${w}`)],
     [
       ...results.map((r) => [
         pairLabel(r.pair),
         figure(r.translated.hybrid, 'ndcg'),
         figure(r.withoutDictionary, 'ndcg'),
+        figure(r.otherLegs, 'ndcg'),
         figure(r.declaredSource, 'ndcg'),
         ...r.untranslatedWeights.map((p) => figure(p, 'ndcg')),
       ]),
@@ -1011,6 +1019,7 @@ for (const set of querySets) {
         'mean',
         fmt(mean(results.map((r) => mean(r.translated.hybrid.ndcg)))),
         fmt(mean(results.map((r) => mean(r.withoutDictionary.ndcg)))),
+        fmt(mean(results.map((r) => mean(r.otherLegs.ndcg)))),
         fmt(mean(results.map((r) => mean(r.declaredSource.ndcg)))),
         ...untranslatedWeights.map((_, i) => fmt(mean(results.map((r) => mean(r.untranslatedWeights[i]!.ndcg))))),
       ],

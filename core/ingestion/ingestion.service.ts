@@ -3,7 +3,7 @@ import type { Decompounder } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { completeJobs } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
-import type { Embedder } from '../ports/embedder.js';
+import { type Embedder, passageText } from '../ports/embedder.js';
 import { tenantScope } from '../shared/scope.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import type { UsageService } from '../usage/usage.service.js';
@@ -172,7 +172,7 @@ export class IngestionService {
     for (const [w, { dimensions, rows }] of writes.entries()) {
       if (signal.aborted) throw new Error('The worker is shutting down; the job will resume.');
       const vectors = await this.embedder.embed(
-        rows.map((r) => r.chunk.content),
+        rows.map((r) => passageText(this.embedder, r.item.doc.title, r.chunk.content)),
         { dimensions, kind: 'document' },
       );
       const langs = rows.map((r) => this.detector.detect(r.chunk.content).language);
@@ -271,3 +271,4 @@ export class IngestionService {
     return new Map((await documentsToIndex(this.db, refs)).map((d) => [d.id, d]));
   }
 }
+

@@ -25,6 +25,22 @@ export interface Embedder {
   readonly fusion?: FusionOptions;
   /** One L2-normalised vector of exactly `dimensions` numbers per text, in order. */
   embed(texts: string[], options: EmbedOptions): Promise<Float32Array[]>;
+  /** The text a chunk is embedded as, from its document's title and its own text; unset: `titledPassage`. */
+  passageText?(title: string, content: string): string;
+}
+
+/**
+ * A chunk as most embedders should see it: its document's title, a blank line, then its text. A
+ * chunk seldom names what its page is about and the title often does; keyword search weighs the
+ * title as a field of every chunk (BM25F), and the vector side sees it too.
+ */
+export function titledPassage(title: string, content: string): string {
+  return `${title}\n\n${content}`;
+}
+
+/** The text `embedder` embeds a chunk as (its own `passageText`, else `titledPassage`). */
+export function passageText(embedder: Embedder, title: string, content: string): string {
+  return embedder.passageText ? embedder.passageText(title, content) : titledPassage(title, content);
 }
 
 export type EmbedderErrorCode =

@@ -49,9 +49,9 @@ export class QueryService {
     let searches = 0;
     const started = performance.now();
     try {
-      answer = await this.translation.run(ctx, request, plan, async (r, dictionary) => {
+      answer = await this.translation.run(ctx, request, plan, async (r, dictionaries) => {
         searches++;
-        return this.search.query(ctx, r, dictionary);
+        return this.search.query(ctx, r, dictionaries);
       });
     } catch (err) {
       await reservation.release();

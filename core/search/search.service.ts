@@ -131,14 +131,15 @@ export class SearchService {
 
   /**
    * Retrieval only: no quotas and no metering (QueryService adds those around it). A translated
-   * query may come with its words as a bilingual dictionary translates them (`dictionary`): keyword
-   * search then also finds each word by any of its translations (see `wordsOf`).
+   * query may come with its words as bilingual dictionaries translate them, one list per target
+   * language (`dictionaries`): keyword search then also finds each word by any of its translations
+   * (see `wordsOf`).
    */
-  query(ctx: RequestContext, request: QueryRequest, dictionary?: DictionaryWords): Promise<SearchAnswer> {
-    return this.search(ctx, request, this.validate(request), dictionary);
+  query(ctx: RequestContext, request: QueryRequest, dictionaries: readonly DictionaryWords[] = []): Promise<SearchAnswer> {
+    return this.search(ctx, request, this.validate(request), dictionaries);
   }
 
-  private async search(ctx: RequestContext, request: QueryRequest, filters: ParsedFilters, dictionary?: DictionaryWords): Promise<SearchAnswer> {
+  private async search(ctx: RequestContext, request: QueryRequest, filters: ParsedFilters, dictionaries: readonly DictionaryWords[]): Promise<SearchAnswer> {
     const scope = scopeOf(ctx);
     const { mode } = this.options;
     // What depends only on the query starts first and runs while the knowledge bases and the
@@ -147,7 +148,7 @@ export class SearchService {
     // meanwhile). A query that fails before awaiting them (an unknown knowledge base or corpus)
     // leaves them settled, not unhandled.
     const queryWordForms: Promise<WordForms[]> =
-      mode === 'vector' ? Promise.resolve([]) : settled(this.wordsOf(request.query, dictionary));
+      mode === 'vector' ? Promise.resolve([]) : settled(this.wordsOf(request.query, dictionaries));
     const queryVectors = new Map<number, Promise<Float32Array>>();
     const queryVector = (dimensions: number): Promise<Float32Array> => {
       let vector = queryVectors.get(dimensions);
@@ -306,24 +307,44 @@ export class SearchService {
   }
 
   /**
-   * A query's words, each as its lexemes under every configuration; with a dictionary's words,
-   * also each dictionary word as all its translations' lexemes under the dictionary language's
-   * analysis (its forms: a chunk holding any of them holds the word, as BM25F takes a word's best
+   * A query's words, each as its lexemes under every configuration; with dictionaries' words, also
+   * each dictionary word as all its translations' lexemes under the analysis of the language they
+   * are in (its forms: a chunk holding any of them holds the word, as BM25F takes a word's best
    * form), in place of the query's words those lexemes already cover. So a translated query finds
    * "tabla" for "table" where the translation chose "mesa", and a translation that is wrong but
-   * not rare in the knowledge base costs only as much as one form among the right one.
+   * not rare in the knowledge base costs only as much as one form among the right one. A word
+   * several dictionaries translate (a query searched in Spanish and English at once) is one word
+   * with the forms of every language: a chunk in either ranks by the same word's best form.
    */
-  private async wordsOf(query: string, dictionary: DictionaryWords | undefined): Promise<WordForms[]> {
-    const words = await queryLexemes(this.db, query);
-    if (!dictionary?.words.length) return words;
-    const analysis = keywordAnalysis(dictionary.language);
-    const translated: WordForms[] = [];
-    for (const words of await textsLexemes(this.db, dictionary.words.map((w) => w.translations.join(' ')), [analysis])) {
-      const forms = new Map<string, WordForm>(words.flat().map((form) => [form.lexeme, form]));
-      if (forms.size) translated.push([...forms.values()]);
-    }
-    const covered = new Set(translated.flat().map((f) => f.lexeme));
-    return [...translated, ...words.filter((forms) => !forms.some((f) => covered.has(f.lexeme) && f.analyses?.includes(analysis) !== false))];
+  private async wordsOf(query: string, dictionaries: readonly DictionaryWords[]): Promise<WordForms[]> {
+    const used = dictionaries.filter((d) => d.words.length);
+    const [words, lexemes] = await Promise.all([
+      queryLexemes(this.db, query),
+      Promise.all(used.map((d) => textsLexemes(this.db, d.words.map((w) => w.translations.join(' ')), [keywordAnalysis(d.language)]))),
+    ]);
+    if (!used.length) return words;
+    const byWord = new Map<string, Map<string, { lexeme: string; analyses: Set<string> }>>();
+    const covered = new Set<string>();
+    used.forEach((dictionary, i) => {
+      const analysis = keywordAnalysis(dictionary.language);
+      dictionary.words.forEach((word, j) => {
+        const key = word.word.toLocaleLowerCase();
+        const forms = byWord.get(key) ?? new Map<string, { lexeme: string; analyses: Set<string> }>();
+        for (const form of lexemes[i]![j]!.flat()) {
+          const known = forms.get(form.lexeme) ?? { lexeme: form.lexeme, analyses: new Set<string>() };
+          known.analyses.add(analysis);
+          forms.set(form.lexeme, known);
+          covered.add(`${analysis}\0${form.lexeme}`).add(form.lexeme);
+        }
+        byWord.set(key, forms);
+      });
+    });
+    const translated: WordForms[] = [...byWord.values()]
+      .filter((forms) => forms.size)
+      .map((forms) => [...forms.values()].map((f) => ({ lexeme: f.lexeme, analyses: [...f.analyses] })));
+    // A form of the query's own words is covered when a dictionary made the same lexeme under one of its analyses.
+    const isCovered = (f: WordForm) => (f.analyses ? f.analyses.some((a) => covered.has(`${a}\0${f.lexeme}`)) : covered.has(f.lexeme));
+    return [...translated, ...words.filter((forms) => !forms.some(isCovered))];
   }
 
   /**

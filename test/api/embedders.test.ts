@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
+import { passageText } from '../../core/ports/embedder.js';
 import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 import { FakeOpenAiEmbeddingsServer } from '../support/fake-openai-embeddings.server.js';
@@ -29,6 +31,18 @@ describe('embedders through the whole stack', () => {
     const app = await startTestApp(await database!.get());
     try {
       assert.deepEqual(await roundTrip(app), [{ embedder: 'lexical-v1', dimensions: 48, n: 48 }]);
+      // A chunk's vector is of its document's title (twice, for this embedder) and its text.
+      const { rows } = await app.db.query<{ title: string; content: string; embedding: number[] }>(
+        `SELECT d.title, c.content, c.embedding::real[] AS embedding FROM chunks c JOIN documents d ON d.id = c.document_id
+         WHERE d.title = 'cat'`,
+      );
+      const lexical = new LexicalEmbedder();
+      assert.equal(passageText(lexical, 'cat', rows[0]!.content), `cat\ncat\n\n${rows[0]!.content}`);
+      const expected = lexical.embedText(passageText(lexical, 'cat', rows[0]!.content), 48);
+      const untitled = lexical.embedText(rows[0]!.content, 48);
+      const distance = (v: Float32Array) => Math.max(...rows[0]!.embedding.map((x, i) => Math.abs(x - v[i]!)));
+      assert.ok(distance(expected) < 1e-6, `stored vector differs from the titled passage's by ${distance(expected)}`);
+      assert.ok(distance(untitled) > 0.01);
     } finally {
       await app.close();
     }
@@ -56,6 +70,10 @@ describe('embedders through the whole stack', () => {
       assert.deepEqual(await roundTrip(app), [{ embedder: 'openai:fake-embed', dimensions: 48, n: 48 }]);
       assert.ok(fake.requests.length >= 3);
       assert.ok(fake.requests.every((r) => r.body.model === 'fake-embed'));
+      // Chunks are sent as their document's title, a blank line and their text; queries as they are.
+      const inputs = fake.requests.flatMap((r) => r.body.input as string[]);
+      assert.ok(inputs.includes('cat\n\nthe small cat sat on the mat in the house.'), JSON.stringify(inputs));
+      assert.ok(inputs.includes('invoice refund payment'));
     } finally {
       await app.close();
       await fake.close();

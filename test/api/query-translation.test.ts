@@ -95,6 +95,29 @@ for (const database of testDatabases()) {
       assert.deepEqual((await query(api, { query: 'Save the file' })).body.results, res.body.results);
     });
 
+    it('searches a knowledge base of two languages once, each query word with its translations in both', async () => {
+      // A quarter of the documents are English, so Spanish and English are both the knowledge base's
+      // languages. The French query's two words are in the Spanish manual as Apertium translates
+      // them ("grabar", "fichero"), one of them in the English page ("file"): one search ranks the
+      // manual ahead, where a search per language gave each page a first rank of its own (a tie).
+      const manual = 'Para grabar el fichero, elija Grabar en el menú Fichero.';
+      const english = 'Each file in the folder has a name and a size.';
+      const { t, api } = await tenantWith([manual, SPANISH[0]!, SPANISH[1]!, english]);
+      const res = await query(api, { query: 'Enregistrer le fichier', source_language: 'fr' });
+      assert.equal(res.status, 200);
+      const contents = res.body.results.map((r: { content: string }) => r.content);
+      assert.equal(contents[0], manual);
+      assert.ok(contents.includes(english), JSON.stringify(contents));
+      assert.ok(res.body.results[0].score > res.body.results[1].score, 'ahead, not a tie broken by chunk id');
+      // Translated into both languages (the look-ups too), metered as one query translation.
+      const cached = await app.db.query<{ translated_text: string }>('SELECT translated_text FROM translation_cache WHERE tenant_id = $1', [t.id]);
+      const texts = cached.rows.map((r) => r.translated_text);
+      assert.equal(texts.length, 4, 'a translation and a look-up per language');
+      assert.ok(texts.includes('Grabar el fichero') && texts.includes('Record the file'), JSON.stringify(texts));
+      const ledger = await app.db.query("SELECT 1 FROM usage_events WHERE tenant_id = $1 AND event_type = 'query_translation'", [t.id]);
+      assert.equal(ledger.rows.length, 1);
+    });
+
     it('does not translate into a language that only a few of the knowledge base’s documents are in', async () => {
       const english = Array.from({ length: 10 }, (_, i) => `The library opens at ${i + 8} in the morning and closes late in the evening.`);
       // One Spanish document of eleven (9 %): below the share that makes Spanish a language of the knowledge base.
