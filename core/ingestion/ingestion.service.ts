@@ -271,4 +271,3 @@ export class IngestionService {
     return new Map((await documentsToIndex(this.db, refs)).map((d) => [d.id, d]));
   }
 }
-
