@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { FakeOpenAiEmbeddingsServer } from '../support/fake-openai-embeddings.server.js';
 import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+import { pollUntil } from '../support/poll.js';
 
 for (const database of testDatabases()) {
   describe(`query admission: QUERY_CONCURRENCY [${database.name}]`, () => {
@@ -27,13 +27,20 @@ for (const database of testDatabases()) {
       const api = client(app.url, tenant.key);
       const kb = (await api('POST', '/v1/knowledge-bases', { name: 'admission', dimensions: 32 })).body.id as string;
       await ingest(app, tenant.key, { knowledge_base_id: kb, title: 'Lichens', content: 'Lichens grow on bare rock and old roofs.' });
-      fake.delayMs = 300;
+      // Each admitted query holds its turn for 1.5 s, time enough for all six to arrive even on a
+      // busy machine (a fixed wait before reading the gauges once missed some).
+      fake.delayMs = 1500;
       fake.maxInFlight = 0;
       const queries = Array.from({ length: 6 }, (_, i) => api('POST', '/v1/query', { query: `lichens on rock ${i}`, knowledge_base_ids: [kb] }));
-      await sleep(150);
-      const metrics = (await client(app.url)('GET', '/metrics')).body as string;
-      assert.match(metrics, /^lore_queries_active 2$/m);
-      assert.match(metrics, /^lore_queries_waiting 4$/m);
+      let metrics = '';
+      await pollUntil(
+        'two queries answered and four waiting',
+        async () => {
+          metrics = (await client(app.url)('GET', '/metrics')).body as string;
+          return /^lore_queries_active 2$/m.test(metrics) && /^lore_queries_waiting 4$/m.test(metrics);
+        },
+        { timeoutMs: 1200, intervalMs: 20, lastSeen: () => metrics.split('\n').filter((l) => l.startsWith('lore_queries_')).join('; ') },
+      );
       // Requests that are not queries do not wait for them.
       assert.equal((await client(app.url)('GET', '/health/live')).status, 200);
       assert.equal((await api('GET', '/v1/knowledge-bases')).status, 200);
