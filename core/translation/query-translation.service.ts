@@ -226,6 +226,25 @@ export class QueryTranslationService {
         legs.set(key, { targets: leg, kbs: [...(legs.get(key)?.kbs ?? []), kb] });
       }
     }
+    // Each language's translation and look-up, made (and metered) once a query, whichever legs need it.
+    const made = new Map<Language, Promise<{ text: string | undefined; dictionary: DictionaryWords | undefined }>>();
+    const translationInto = (target: Language) => {
+      let translation = made.get(target);
+      if (!translation) {
+        const pair = { source: language, target };
+        translation = Promise.all([
+          step.attempt([request.query], pair),
+          this.options.dictionary ? step.lookUp(request.query, pair) : undefined,
+        ]).then(([translated, words]) => ({
+          // Where no engine translates the pair, a dictionary's words still make a translated
+          // search: each word's first translation is its text (for the vector search).
+          text: Array.isArray(translated) ? translated[0]! : words?.length ? step.gloss(request.query, words) : undefined,
+          dictionary: words && { language: target, words },
+        }));
+        made.set(target, translation);
+      }
+      return translation;
+    };
     const lists: QueryResultItem[][] = [results];
     const weights = [queryLanguageIsTheirs ? 1 : this.options.untranslatedWeight];
     for (const { targets, kbs: group } of legs.values()) {
@@ -234,27 +253,22 @@ export class QueryTranslationService {
       const translations = await step.timed(() =>
         Promise.all(
           targets.map(async (target) => {
-            const pair = { source: language, target };
-            const [translated, words] = await Promise.all([
-              step.attempt([request.query], pair),
-              this.options.dictionary ? step.lookUp(request.query, pair) : undefined,
-            ]);
-            // Where no engine translates the pair, a dictionary's words still make a translated
-            // search: each word's first translation is its text (for the vector search).
-            const text = Array.isArray(translated) ? translated[0]! : words?.length ? step.gloss(request.query, words) : step.failed(pair, configs);
-            return text === undefined ? [] : [{ text, dictionary: words && { language: target, words } }];
+            const { text, dictionary } = await translationInto(target);
+            if (text !== undefined) return [{ text, dictionary }];
+            step.failed({ source: language, target }, configs); // 503 where a setting says `error`
+            return [];
           }),
         ),
       );
-      const made = translations.flat();
-      if (!made.length) continue;
+      const searched = translations.flat();
+      if (!searched.length) continue;
       step.decidedBy(
         ...configs.map((c) =>
           mostSpecific([c.sources.query_translation, ...(c.preferred_language ? [c.sources.preferred_language] : [])]),
         ),
       );
-      const query = made.map((t) => t.text).join('\n');
-      const dictionaries = made.flatMap((t) => (t.dictionary ? [t.dictionary] : []));
+      const query = searched.map((t) => t.text).join('\n');
+      const dictionaries = searched.flatMap((t) => (t.dictionary ? [t.dictionary] : []));
       lists.push((await search({ ...request, query, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] }, dictionaries)).results);
       weights.push(1);
     }

@@ -116,6 +116,17 @@ for (const database of testDatabases()) {
       assert.ok(texts.includes('Grabar el fichero') && texts.includes('Record the file'), JSON.stringify(texts));
       const ledger = await app.db.query("SELECT 1 FROM usage_events WHERE tenant_id = $1 AND event_type = 'query_translation'", [t.id]);
       assert.equal(ledger.rows.length, 1);
+      // With a second, Spanish-only knowledge base the query is searched twice translated (Spanish
+      // and English; Spanish), but translated into each language, and metered, once.
+      const spanishOnly = (await api('POST', '/v1/knowledge-bases', { name: 'es' })).body.id as string;
+      await ingest(app, t.key, { knowledge_base_id: spanishOnly, title: 'grabar', content: 'Grabar el fichero en el disco lleva unos segundos.' });
+      const both = await query(api, { query: 'Enregistrer le document', source_language: 'fr' });
+      assert.equal(both.status, 200);
+      const metered = await app.db.query<{ input_chars: number }>(
+        "SELECT input_chars::int FROM usage_events WHERE tenant_id = $1 AND event_type = 'query_translation' ORDER BY input_chars",
+        [t.id],
+      );
+      assert.deepEqual(metered.rows.map((r) => r.input_chars), [2 * 'Enregistrer le fichier'.length, 2 * 'Enregistrer le document'.length]);
     });
 
     it('does not translate into a language that only a few of the knowledge base’s documents are in', async () => {
