@@ -3,7 +3,7 @@ import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
 import { type JobRow, claimJobs } from '../../core/jobs/job.repository.js';
 import { chunksPerWrite } from '../../core/ingestion/ingestion.service.js';
 import { PLANS } from '../../core/plans.js';
-import type { Embedder } from '../../core/ports/embedder.js';
+import { type Embedder, passageText } from '../../core/ports/embedder.js';
 import type { DocumentIndexed } from '../../core/ports/vector-index.js';
 import { type JobBatchControl, LeaseLostError } from '../../core/ports/workflow-engine.js';
 import { type TestApp, client, createTenant, startTestApp, storeDocument } from '../support/app.js';
@@ -86,15 +86,16 @@ for (const database of testDatabases()) {
       )).rows[0]!;
     }
 
-    /** Every chunk of the document is found by a vector search for its own text, first. */
+    /** Every chunk of the document is found by a vector search for its own text (with its title, as embedded), first. */
     async function assertVectorSearchable(doc: Stored): Promise<void> {
-      const { rows } = await app.db.query<{ id: string; content: string }>(
-        'SELECT id, content FROM chunks WHERE document_id = $1 ORDER BY chunk_index',
+      const { rows } = await app.db.query<{ id: string; content: string; title: string }>(
+        'SELECT c.id, c.content, d.title FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.document_id = $1 ORDER BY c.chunk_index',
         [doc.documentId],
       );
       assert.ok(rows.length > 0);
-      const vectors = await app.services.adapters.embedder.embed(
-        rows.map((r) => r.content),
+      const { embedder } = app.services.adapters;
+      const vectors = await embedder.embed(
+        rows.map((r) => passageText(embedder, r.title, r.content)),
         { dimensions: doc.dimensions, kind: 'document' },
       );
       for (const [i, r] of rows.entries()) {
