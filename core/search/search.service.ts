@@ -323,27 +323,26 @@ export class SearchService {
       Promise.all(used.map((d) => textsLexemes(this.db, d.words.map((w) => w.translations.join(' ')), [keywordAnalysis(d.language)]))),
     ]);
     if (!used.length) return words;
-    const byWord = new Map<string, Map<string, { lexeme: string; analyses: Set<string> }>>();
+    // Per query word (as the dictionaries spell it), its translations' lexemes with the analyses that made them.
+    const byWord = new Map<string, Map<string, Set<string>>>();
     const covered = new Set<string>();
     used.forEach((dictionary, i) => {
       const analysis = keywordAnalysis(dictionary.language);
       dictionary.words.forEach((word, j) => {
         const key = word.word.toLocaleLowerCase();
-        const forms = byWord.get(key) ?? new Map<string, { lexeme: string; analyses: Set<string> }>();
-        for (const form of lexemes[i]![j]!.flat()) {
-          const known = forms.get(form.lexeme) ?? { lexeme: form.lexeme, analyses: new Set<string>() };
-          known.analyses.add(analysis);
-          forms.set(form.lexeme, known);
-          covered.add(`${analysis}\0${form.lexeme}`).add(form.lexeme);
-        }
+        const forms = byWord.get(key) ?? new Map<string, Set<string>>();
         byWord.set(key, forms);
+        for (const { lexeme } of lexemes[i]![j]!.flat()) {
+          forms.set(lexeme, (forms.get(lexeme) ?? new Set<string>()).add(analysis));
+          covered.add(`${analysis}\0${lexeme}`);
+        }
       });
     });
     const translated: WordForms[] = [...byWord.values()]
       .filter((forms) => forms.size)
-      .map((forms) => [...forms.values()].map((f) => ({ lexeme: f.lexeme, analyses: [...f.analyses] })));
+      .map((forms) => [...forms].map(([lexeme, analyses]) => ({ lexeme, analyses: [...analyses] })));
     // A form of the query's own words is covered when a dictionary made the same lexeme under one of its analyses.
-    const isCovered = (f: WordForm) => (f.analyses ? f.analyses.some((a) => covered.has(`${a}\0${f.lexeme}`)) : covered.has(f.lexeme));
+    const isCovered = (f: WordForm) => f.analyses?.some((a) => covered.has(`${a}\0${f.lexeme}`)) ?? false;
     return [...translated, ...words.filter((forms) => !forms.some(isCovered))];
   }
 

@@ -216,11 +216,10 @@ export class QueryTranslationService {
     let queryLanguageIsTheirs = active.length < kbs.length;
     for (const kb of active) {
       const preferred = kbConfig.get(kb.id)!.preferred_language;
-      const targets = (preferred ? [preferred] : (detected.get(kb.id) ?? [])).filter((target) => {
-        if (target === language) queryLanguageIsTheirs = true;
-        return target !== language;
-      });
-      for (const leg of this.options.mergeLanguages ? [targets.sort()] : targets.map((target) => [target])) {
+      const languages = preferred ? [preferred] : (detected.get(kb.id) ?? []);
+      if (languages.includes(language)) queryLanguageIsTheirs = true;
+      const targets = languages.filter((target) => target !== language).sort();
+      for (const leg of this.options.mergeLanguages ? [targets] : targets.map((target) => [target])) {
         if (!leg.length) continue;
         const key = leg.join(' ');
         legs.set(key, { targets: leg, kbs: [...(legs.get(key)?.kbs ?? []), kb] });

@@ -228,11 +228,12 @@ export class TranslationService {
     const keyOf = (maker: string, text: string) =>
       createHash('sha256').update(`${maker}\u0000${pair.source}\u0000${pair.target}\u0000${text}`).digest('hex');
     const distinct = [...new Set(texts)];
-    const cached = await cachedTranslations(this.db, scope, distinct.map((t) => keyOf(expected, t)));
+    const keys = distinct.map((t) => keyOf(expected, t));
+    const cached = await cachedTranslations(this.db, scope, keys);
     const values = new Map<string, string>();
     const missing: string[] = [];
-    for (const text of distinct) {
-      const hit = cached.get(keyOf(expected, text));
+    for (const [i, text] of distinct.entries()) {
+      const hit = cached.get(keys[i]!);
       if (hit === undefined) missing.push(text);
       else values.set(text, hit);
     }
