@@ -9,6 +9,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.ts scripts/build.ts
 COPY migrations migrations
+COPY dictionaries dictionaries
 COPY core core
 COPY runtime runtime
 COPY api api

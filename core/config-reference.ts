@@ -170,6 +170,12 @@ const VARIABLES: Record<Variable, VariableDoc> = {
     meaning:
       "Where FreeDict's bilingual dictionaries are (Debian's dict-freedict-<src>-<tgt> packages): query translation looks words up in them for pairs no engine's dictionary has, and searches with them where no engine translates the pair. Used while any engine is configured.",
   },
+  CATALOGUE_DICTIONARY_DIR: {
+    group: 'Translation',
+    meaning:
+      "Where the catalogue dictionaries are: software vocabulary for every pair of the eight languages, built from Debian's gettext catalogues (`scripts/build-catalogue-dictionaries.ts`). Query translation adds their translations of a query's words to the engine's or FreeDict's, and searches with them where nothing else serves the pair. `none`: not used. Used while any engine is configured.",
+    default: "the ones Lore ships (`dictionaries/catalogues`)",
+  },
   LIBRETRANSLATE_URL: { group: 'Translation', meaning: '`libretranslate`: the server root (required).' },
   LIBRETRANSLATE_API_KEY: { group: 'Translation', meaning: '`libretranslate`: its optional API key.' },
   DEEPL_URL: { group: 'Translation', meaning: '`deepl`: the API root.', default: '`https://api-free.deepl.com` for keys ending `:fx`, else `https://api.deepl.com`' },

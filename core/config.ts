@@ -113,6 +113,7 @@ export const envSchema = z.object({
   APERTIUM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   APERTIUM_DATADIR: z.string().min(1).default('/usr/share/apertium'),
   FREEDICT_DIR: z.string().min(1).default('/usr/share/dictd'),
+  CATALOGUE_DICTIONARY_DIR: z.string().min(1).optional(),
   LIBRETRANSLATE_URL: urlString.optional(),
   LIBRETRANSLATE_API_KEY: z.string().min(1).optional(),
   DEEPL_URL: urlString.optional(),
@@ -273,6 +274,8 @@ export interface Config {
     apertium: { binary: string; timeoutMs: number; concurrency: number; dataDir: string };
     /** Where FreeDict's bilingual dictionaries are (word look-ups for query translation). */
     freedictDir: string;
+    /** Where the catalogue dictionaries (software vocabulary) are; undefined: the ones Lore ships; 'none': not used. */
+    catalogueDictionaryDir: string | undefined;
     libreTranslate: { url: string; apiKey: string | undefined } | undefined;
     deepl: { url: string | undefined; apiKey: string } | undefined;
     /** Per attempt of an HTTP engine. */
@@ -388,6 +391,7 @@ export function loadConfig(env: Env = process.env): Config {
     engines,
     apertium: { binary: e.APERTIUM_BINARY, timeoutMs: e.APERTIUM_TIMEOUT_MS, concurrency: e.APERTIUM_CONCURRENCY, dataDir: e.APERTIUM_DATADIR },
     freedictDir: e.FREEDICT_DIR,
+    catalogueDictionaryDir: e.CATALOGUE_DICTIONARY_DIR,
     libreTranslate: wants('libretranslate')
       ? { url: e.LIBRETRANSLATE_URL ?? fail('LIBRETRANSLATE_URL', 'required when TRANSLATION_ENGINES includes libretranslate'), apiKey: e.LIBRETRANSLATE_API_KEY }
       : undefined,

@@ -10,6 +10,7 @@ import type { OutboundHttp } from '../core/ports/outbound-http.js';
 import type { ReportGenerator } from '../core/ports/report-generator.js';
 import type { AudioDecoder, Transcriber } from '../core/ports/transcriber.js';
 import { CompositeTranslator } from '../core/adapters/composite.translator.js';
+import { CatalogueDictionary } from '../core/adapters/catalogue.dictionary.js';
 import { FreeDictDictionary } from '../core/adapters/freedict.dictionary.js';
 import { DeepLTranslator } from '../core/adapters/deepl.translator.js';
 import { FlatKeywordIndex } from '../core/adapters/flat-index/flat.keyword-index.js';
@@ -99,7 +100,9 @@ export function createTranslator(config: AdapterConfig, metrics: DomainMetrics):
   });
   // The dictionaries are part of translation: off with it.
   const dictionaries = engines.length ? [new FreeDictDictionary({ dir: t.freedictDir })] : [];
-  return new CompositeTranslator(engines, { healthTtlMs: t.healthTtlSeconds * 1000, metrics, dictionaries });
+  const vocabularies =
+    engines.length && t.catalogueDictionaryDir !== 'none' ? [new CatalogueDictionary(t.catalogueDictionaryDir ? { dir: t.catalogueDictionaryDir } : {})] : [];
+  return new CompositeTranslator(engines, { healthTtlMs: t.healthTtlSeconds * 1000, metrics, dictionaries, vocabularies });
 }
 
 /** The add-ons' engines: audio decoding, transcription (none when switched off), reports, and the callbacks' client. */

@@ -22,6 +22,11 @@ export interface CompositeTranslatorOptions {
   metrics?: Pick<DomainMetrics, 'translated'>;
   /** Bilingual dictionaries for word look-ups, after the engines' own (default: none). */
   dictionaries?: BilingualDictionary[];
+  /**
+   * Dictionaries of a domain's vocabulary (the catalogue dictionaries' software words), whose
+   * translations are added to every look-up's, whoever made it (default: none).
+   */
+  vocabularies?: BilingualDictionary[];
 }
 
 interface EngineState {
@@ -47,6 +52,7 @@ export class CompositeTranslator implements Translator {
   private readonly metrics: Pick<DomainMetrics, 'translated'>;
   private healthCache: { at: number; value: Promise<PairStatus[]> } | undefined;
   private readonly dictionaries: BilingualDictionary[];
+  private readonly vocabularies: BilingualDictionary[];
 
   constructor(engines: TranslationEngine[], options: CompositeTranslatorOptions = {}) {
     this.ordered = [...engines].sort((a, b) => ENGINE_PREFERENCE.indexOf(a.name) - ENGINE_PREFERENCE.indexOf(b.name));
@@ -57,6 +63,7 @@ export class CompositeTranslator implements Translator {
     this.now = options.now ?? Date.now;
     this.metrics = options.metrics ?? noDomainMetrics;
     this.dictionaries = options.dictionaries ?? [];
+    this.vocabularies = options.vocabularies ?? [];
   }
 
   /** Asks every engine for its pairs (at start-up); never throws. */
@@ -110,7 +117,24 @@ export class CompositeTranslator implements Translator {
     return { texts: result, engine };
   }
 
+  /**
+   * The first look-up that answers (an engine's dictionary, else a dictionary's), with every
+   * vocabulary's translations of the same words added after its own (a word it does not have, as
+   * a word of its own); a vocabulary alone where nothing else has the pair.
+   */
   async lookUp(texts: string[], pair: LanguagePair): Promise<{ words: WordTranslations[][]; source: string } | null> {
+    let found = await this.firstLookUp(texts, pair);
+    for (const vocabulary of this.vocabularies) {
+      if (!(await vocabulary.pairs()).has(pairKey(pair))) continue;
+      const words = await this.lookUpIn(vocabulary, texts, pair);
+      found = found
+        ? { words: found.words.map((known, i) => withVocabulary(known, words[i]!)), source: `${found.source}+${vocabulary.name}` }
+        : { words, source: vocabulary.name };
+    }
+    return found;
+  }
+
+  private async firstLookUp(texts: string[], pair: LanguagePair): Promise<{ words: WordTranslations[][]; source: string } | null> {
     let names: TranslationEngineName[] = [];
     try {
       names = (await this.candidates(pair)).filter((name) => this.ordered.find((e) => e.name === name)!.lookUp !== undefined);
@@ -128,17 +152,21 @@ export class CompositeTranslator implements Translator {
     }
     for (const dictionary of this.dictionaries) {
       if (!(await dictionary.pairs()).has(pairKey(pair))) continue;
-      let words: WordTranslations[][];
-      try {
-        words = await dictionary.lookUp(texts, pair);
-      } catch (error) {
-        // A damaged file (a bad offset, data that does not inflate) is the dictionary's failure, not the query's.
-        throw error instanceof TranslatorError ? error : new TranslatorError('failed', `${dictionary.name} failed`, { cause: error });
-      }
-      if (words.length !== texts.length) throw new TranslatorError('failed', `${dictionary.name} answered ${words.length} texts for ${texts.length}`);
-      return { words, source: dictionary.name };
+      return { words: await this.lookUpIn(dictionary, texts, pair), source: dictionary.name };
     }
     return null;
+  }
+
+  private async lookUpIn(dictionary: BilingualDictionary, texts: string[], pair: LanguagePair): Promise<WordTranslations[][]> {
+    let words: WordTranslations[][];
+    try {
+      words = await dictionary.lookUp(texts, pair);
+    } catch (error) {
+      // A damaged file (a bad offset, data that does not inflate) is the dictionary's failure, not the query's.
+      throw error instanceof TranslatorError ? error : new TranslatorError('failed', `${dictionary.name} failed`, { cause: error });
+    }
+    if (words.length !== texts.length) throw new TranslatorError('failed', `${dictionary.name} answered ${words.length} texts for ${texts.length}`);
+    return words;
   }
 
   /** The first of these engines (in order) whose call answers one item per text; each call timed and reported. */
@@ -209,4 +237,21 @@ export class CompositeTranslator implements Translator {
     }
     return statuses;
   }
+}
+
+/**
+ * A text's words as one look-up gave them, with a vocabulary's translations of the same words
+ * (compared lower-cased) added after theirs, and the words only the vocabulary translates added
+ * as words of their own; the vocabulary's words it does not know (their only translation
+ * themselves) add nothing.
+ */
+export function withVocabulary(known: readonly WordTranslations[], vocabulary: readonly WordTranslations[]): WordTranslations[] {
+  const out = known.map((w) => ({ word: w.word, translations: [...w.translations] }));
+  for (const { word, translations } of vocabulary) {
+    if (translations.length === 1 && translations[0] === word) continue;
+    const same = out.find((w) => w.word.toLowerCase() === word);
+    if (!same) out.push({ word, translations: [...translations] });
+    else for (const t of translations) if (!same.translations.includes(t)) same.translations.push(t);
+  }
+  return out;
 }

@@ -26,6 +26,12 @@ import {
 } from './translation.schema.js';
 
 const SUPPORTED: ReadonlySet<string> = new Set(SUPPORTED_LANGUAGES);
+/**
+ * What word look-ups are cached under. Named anew when what a look-up gathers changes (the
+ * catalogue dictionaries' words added, 2026-11-27: 'dictionary' before), so entries made before
+ * are not served again; unused, they expire with the cache's 30 days.
+ */
+const LOOK_UP_CACHE_MAKER = 'dictionaries';
 
 export function isLanguage(value: string): value is Language {
   return SUPPORTED.has(value);
@@ -205,9 +211,9 @@ export class TranslationService {
    */
   async lookUpWords(scope: Scope, texts: string[], pair: LanguagePair): Promise<WordTranslations[][] | null> {
     if (pair.source === pair.target) return null;
-    const found = await this.throughCache(scope, pair, 'dictionary', texts, async (missing) => {
+    const found = await this.throughCache(scope, pair, LOOK_UP_CACHE_MAKER, texts, async (missing) => {
       const result = await this.translator.lookUp(missing, pair);
-      return result && { values: result.words.map((words) => JSON.stringify(words)), maker: 'dictionary' };
+      return result && { values: result.words.map((words) => JSON.stringify(words)), maker: LOOK_UP_CACHE_MAKER };
     });
     return found && texts.map((text) => JSON.parse(found.values.get(text)!) as WordTranslations[]);
   }

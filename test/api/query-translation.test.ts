@@ -235,8 +235,14 @@ for (const database of testDatabases()) {
     });
 
     it('fallback_behaviour: passthrough answers untranslated results, error answers 503 translation_unavailable (not counted)', async () => {
-      // Nothing here translates English into Bulgarian: no Apertium pair, and no FreeDict dictionary installed.
-      const { api } = await tenantWith([BULGARIAN]);
+      // Nothing here translates English into Bulgarian: no Apertium pair, no FreeDict dictionary
+      // installed, and this app without the catalogue dictionaries.
+      const bare = await startTestApp(await database.get(), { env: { CATALOGUE_DICTIONARY_DIR: 'none' } });
+      after(() => bare.close());
+      const t = await createTenant(bare, 'standard');
+      const api = client(bare.url, t.key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'kb' })).body.id as string;
+      await ingest(bare, t.key, { knowledge_base_id: kb, title: 'doc', content: BULGARIAN });
       const passthrough = await query(api, { query: 'The cat sleeps in the kitchen.', translate_response: true });
       assert.equal(passthrough.status, 200);
       assert.equal(passthrough.body.results[0].content, BULGARIAN);
@@ -267,6 +273,30 @@ for (const database of testDatabases()) {
       assert.equal(ledger.rows.length, 1);
       assert.equal(ledger.rows[0]!.input_chars, 'print the file'.length);
       assert.ok(ledger.rows[0]!.output_chars > 0);
+    });
+
+    it('where only the catalogue dictionaries translate the pair (English to Bulgarian), searches with their software words', async () => {
+      const folders = 'Отворете папката, за да видите файловете в нея.';
+      const { t, api } = await tenantWith([
+        BULGARIAN,
+        'Влакът тръгва от гарата в осем часа сутринта.',
+        folders,
+        'Децата четат книги в училищната библиотека.',
+        'Лекарят работи в болницата през нощта.',
+      ]);
+      // No engine, no FreeDict: "open" is "отвори", "отваряне"; "folder" "папка", "папката" in the catalogues' software words.
+      const res = await query(api, { query: 'open the folder' });
+      assert.equal(res.status, 200);
+      // The translated search ranks it first (weight 1 / (60 + 1)); the query as asked, which shares
+      // no word with these documents, weighs 0.5 and ranks the others by chance.
+      const found = (res.body.results as Array<{ content: string; score: number }>).find((r) => r.content === folders);
+      assert.ok(found && found.score >= 1 / 61 - 1e-12, JSON.stringify(res.body.results));
+      assert.equal(res.body.metadata.translation_config_source, 'instance_default');
+      const ledger = await app.db.query<{ input_chars: number }>(
+        "SELECT input_chars::int FROM usage_events WHERE tenant_id = $1 AND event_type = 'query_translation'",
+        [t.id],
+      );
+      assert.deepEqual(ledger.rows, [{ input_chars: 'open the folder'.length }]);
     });
 
     it('Free tenants get query translation but no response translation', async () => {

@@ -3,7 +3,8 @@ import { chmod, copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApertiumTranslator, MAX_WORD_TRANSLATIONS, dictionaryUnits, wordTranslations } from '../../core/adapters/apertium.translator.js';
-import { CompositeTranslator } from '../../core/adapters/composite.translator.js';
+import { CatalogueDictionary } from '../../core/adapters/catalogue.dictionary.js';
+import { CompositeTranslator, withVocabulary } from '../../core/adapters/composite.translator.js';
 import { DeepLTranslator } from '../../core/adapters/deepl.translator.js';
 import { FreeDictDictionary, MAX_DICTIONARY_TRANSLATIONS, entryTranslations } from '../../core/adapters/freedict.dictionary.js';
 import { LibreTranslateTranslator } from '../../core/adapters/libretranslate.translator.js';
@@ -373,6 +374,44 @@ describe('CompositeTranslator', () => {
     assert.ok(german.words[0]!.some((w) => w.word === 'file' && w.translations.includes('datei')));
     assert.equal((await withDictionaries.lookUp(['the file'], { source: 'en', target: 'es' }))?.source, 'apertium');
     assert.equal(await withDictionaries.lookUp(['the file'], { source: 'en', target: 'bg' }), null);
+  });
+
+  it("adds a vocabulary's translations to every look-up's (Apertium's, FreeDict's), or looks up in it alone", async () => {
+    const vocabularies = [new CatalogueDictionary()];
+    const composite = new CompositeTranslator([new ApertiumTranslator()], { dictionaries: [new FreeDictDictionary()], vocabularies });
+    // Apertium's French–Spanish dictionary, then the software words: "enregistrer" is also "guardar".
+    const french = await composite.lookUp(['Enregistrer le fichier'], { source: 'fr', target: 'es' });
+    assert.equal(french?.source, 'apertium+catalogues');
+    const save = french.words[0]!.find((w) => w.word.toLowerCase() === 'enregistrer');
+    assert.ok(save?.translations.includes('guardar'), JSON.stringify(french.words));
+    assert.equal(new Set(save!.translations).size, save!.translations.length);
+    // FreeDict's English–German, then the software words.
+    assert.equal((await composite.lookUp(['the file'], { source: 'en', target: 'de' }))?.source, 'freedict+catalogues');
+    // Nothing else has English–Bulgarian: the vocabulary alone, every word (an unknown one as itself).
+    const bulgarian = await composite.lookUp(['open the folder zorblax'], { source: 'en', target: 'bg' });
+    assert.equal(bulgarian?.source, 'catalogues');
+    assert.ok(bulgarian.words[0]!.find((w) => w.word === 'folder')?.translations.includes('папка'));
+    assert.deepEqual(bulgarian.words[0]!.find((w) => w.word === 'zorblax')?.translations, ['zorblax']);
+    assert.equal(await new CompositeTranslator([new ApertiumTranslator()]).lookUp(['the folder'], { source: 'en', target: 'bg' }), null);
+  });
+
+  it('merges a vocabulary into a look-up word by word: its translations after the others, its own words after theirs, its unknown words not at all', () => {
+    const known = [
+      { word: 'Enregistrer', translations: ['registrar'] },
+      { word: 'fichier', translations: ['lima', 'archivo'] },
+    ];
+    const vocabulary = [
+      { word: 'enregistrer', translations: ['registrar', 'guardar'] },
+      { word: 'le', translations: ['le'] },
+      { word: 'fichier', translations: ['fichero', 'archivo'] },
+      { word: 'police', translations: ['tipografía'] },
+    ];
+    assert.deepEqual(withVocabulary(known, vocabulary), [
+      { word: 'Enregistrer', translations: ['registrar', 'guardar'] },
+      { word: 'fichier', translations: ['lima', 'archivo', 'fichero'] },
+      { word: 'police', translations: ['tipografía'] },
+    ]);
+    assert.deepEqual(known[0]!.translations, ['registrar'], 'the look-up it was given is left as it was');
   });
 
   it('reports every pair: loaded by the best working engine, failed, or unavailable', async () => {

@@ -1,0 +1,84 @@
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { BilingualDictionary, LanguagePair, WordTranslations } from '../ports/translator.js';
+import { pairKey } from '../ports/translator.js';
+import { SUPPORTED_LANGUAGES as LANGUAGES } from '../translation/translation.schema.js';
+
+/** Where the dictionaries Lore ships are: the repository's dictionaries/catalogues (`npm run build` copies it into dist/). */
+export const CATALOGUE_DICTIONARY_DIR = path.resolve(import.meta.dirname, '../../dictionaries/catalogues');
+
+/**
+ * The words of a user-interface string or a query, as the catalogue dictionaries key them:
+ * runs of letters of two or more, lower-cased, once printf conversions (`%s`, `%1$d`), markup
+ * (`<b>`) and keyboard accelerators (`_Save`, `&Open`) are taken out.
+ */
+export function catalogueWords(text: string): string[] {
+  const plain = text
+    .replace(/%(?:\d+\$)?[-+ #0']*\d*(?:\.\d+)?(?:hh|h|ll|l|L|z|j|t)?[a-zA-Z%]|%\([a-z_]+\)[a-z]|\{\d*\}|<[^>]*>/g, ' ')
+    .replace(/[&_](?=\p{L})/gu, '');
+  return (plain.toLowerCase().match(/\p{L}{2,}/gu) ?? []);
+}
+
+/**
+ * Bilingual dictionaries of software vocabulary, built offline from the translations Debian's
+ * packages ship for their user interfaces (gettext catalogues, /usr/share/locale): each pair's
+ * catalogues aligned string by string and words aligned by IBM Model 1
+ * (scripts/build-catalogue-dictionaries.ts; the data and its manifest: dictionaries/catalogues/).
+ * They know what a manual's words mean in software — "Enregistrer" is "Guardar", "police" is
+ * "tipografía" — where a general dictionary gives "registrar" and "policía". A file per ordered
+ * pair, `<source>-<target>.tsv.gz`: a word, a tab, its translations (most likely first) separated
+ * by tabs. A pair is read on its first look-up (~0.1–0.3 MB).
+ */
+export class CatalogueDictionary implements BilingualDictionary {
+  readonly name = 'catalogues';
+  private readonly dir: string;
+  private readonly loaded = new Map<string, Promise<Map<string, string[]>>>();
+
+  constructor(options: { dir?: string } = {}) {
+    this.dir = options.dir ?? CATALOGUE_DICTIONARY_DIR;
+  }
+
+  /** The pairs among the supported languages whose file is in the directory (none when it is missing). */
+  async pairs(): Promise<ReadonlySet<string>> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    const supported = new Set<string>(LANGUAGES);
+    return new Set(
+      names.flatMap((name) => {
+        const match = /^([a-z]{2})-([a-z]{2})\.tsv\.gz$/.exec(name);
+        return match && match[1] !== match[2] && supported.has(match[1]!) && supported.has(match[2]!) ? [`${match[1]}-${match[2]}`] : [];
+      }),
+    );
+  }
+
+  /** Each text's words (catalogueWords), a word the dictionary does not know as its only translation. */
+  async lookUp(texts: string[], pair: LanguagePair): Promise<WordTranslations[][]> {
+    const dictionary = await this.dictionary(pair);
+    return texts.map((text) => catalogueWords(text).map((word) => ({ word, translations: dictionary.get(word) ?? [word] })));
+  }
+
+  private file(pair: LanguagePair): string {
+    return path.join(this.dir, `${pair.source}-${pair.target}.tsv.gz`);
+  }
+
+  private dictionary(pair: LanguagePair): Promise<Map<string, string[]>> {
+    const key = pairKey(pair);
+    let dictionary = this.loaded.get(key);
+    if (!dictionary) {
+      dictionary = readFile(this.file(pair)).then((zipped) => parseCatalogueDictionary(gunzipSync(zipped).toString('utf8')));
+      dictionary.catch(() => this.loaded.delete(key));
+      this.loaded.set(key, dictionary);
+    }
+    return dictionary;
+  }
+}
+
+/** A dictionary file's text (`word \t translation \t …` lines) as word → translations. */
+export function parseCatalogueDictionary(text: string): Map<string, string[]> {
+  const entries = new Map<string, string[]>();
+  for (const line of text.split('\n')) {
+    const [word, ...translations] = line.split('\t');
+    if (word && translations.length) entries.set(word, translations);
+  }
+  return entries;
+}
