@@ -287,6 +287,8 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
       WORD_LISTS: process.env.WORD_LISTS,
       // Unset would also mean Apertium when it is installed (`auto`); named, so --cross measures it.
       TRANSLATION_ENGINES: process.env.TRANSLATION_ENGINES ?? 'apertium',
+      // `none` measures query translation without the catalogue dictionaries.
+      CATALOGUE_DICTIONARY_DIR: process.env.CATALOGUE_DICTIONARY_DIR,
     },
     `${collectionName}-${help.language}`,
     silent,

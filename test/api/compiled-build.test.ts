@@ -67,6 +67,15 @@ describe('the compiled build (npm run build) and the image that runs it', functi
     assert.match(operator.stderr, /The operator needs DATABASE_URL/);
   });
 
+  it('ships the catalogue dictionaries beside the compiled modules, where they look for them', async () => {
+    const compiled = (await import(path.join(ROOT, OUT, 'core/adapters/catalogue.dictionary.js'))) as typeof import('../../core/adapters/catalogue.dictionary.js');
+    assert.equal(compiled.CATALOGUE_DICTIONARY_DIR, path.join(ROOT, OUT, 'dictionaries/catalogues'));
+    const dictionary = new compiled.CatalogueDictionary();
+    assert.equal((await dictionary.pairs()).size, 56);
+    const [words] = await dictionary.lookUp(['fichier'], { source: 'fr', target: 'es' });
+    assert.ok(words![0]!.translations.includes('archivo'));
+  });
+
   it('has a Dockerfile whose every COPY source is in the build context, and whose command is a compiled entry point', async () => {
     const dockerfile = await readFile(path.join(ROOT, 'Dockerfile'), 'utf8');
     const ignored = (await readFile(path.join(ROOT, '.dockerignore'), 'utf8')).split('\n').map((l) => l.trim()).filter(Boolean);
