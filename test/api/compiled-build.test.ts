@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type * as CatalogueModule from '../../core/adapters/catalogue.dictionary.js';
 import { multilingualPdf } from '../support/pdf-fixtures.js';
 import { ROOT, type ServerProcess, run, startServerProcess, stopServerProcess } from '../support/process.js';
 
@@ -68,7 +69,7 @@ describe('the compiled build (npm run build) and the image that runs it', functi
   });
 
   it('ships the catalogue dictionaries beside the compiled modules, where they look for them', async () => {
-    const compiled = (await import(path.join(ROOT, OUT, 'core/adapters/catalogue.dictionary.js'))) as typeof import('../../core/adapters/catalogue.dictionary.js');
+    const compiled = (await import(path.join(ROOT, OUT, 'core/adapters/catalogue.dictionary.js'))) as typeof CatalogueModule;
     assert.equal(compiled.CATALOGUE_DICTIONARY_DIR, path.join(ROOT, OUT, 'dictionaries/catalogues'));
     const dictionary = new compiled.CatalogueDictionary();
     assert.equal((await dictionary.pairs()).size, 56);
