@@ -3,6 +3,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { BilingualDictionary, LanguagePair, WordTranslations } from '../ports/translator.js';
 import { pairKey } from '../ports/translator.js';
+import { dictionaryForms } from '../translation/dictionary-forms.js';
 import { SUPPORTED_LANGUAGES as LANGUAGES } from '../translation/translation.schema.js';
 
 /** Where the dictionaries Lore ships are: the repository's dictionaries/catalogues (`npm run build` copies it into dist/). */
@@ -51,10 +52,21 @@ export class CatalogueDictionary implements BilingualDictionary {
     );
   }
 
-  /** Each text's words (catalogueWords), a word the dictionary does not know as its only translation. */
+  /**
+   * Each text's words (catalogueWords) with the translations of the first of their forms the
+   * dictionary has (dictionaryForms: "présentations" as "présentation"), a word it does not know
+   * as its only translation.
+   */
   async lookUp(texts: string[], pair: LanguagePair): Promise<WordTranslations[][]> {
     const dictionary = await this.dictionary(pair);
-    return texts.map((text) => catalogueWords(text).map((word) => ({ word, translations: dictionary.get(word) ?? [word] })));
+    const translate = (word: string): string[] => {
+      for (const form of dictionaryForms(word, pair.source)) {
+        const found = dictionary.get(form);
+        if (found) return found;
+      }
+      return [word];
+    };
+    return texts.map((text) => catalogueWords(text).map((word) => ({ word, translations: translate(word) })));
   }
 
   private file(pair: LanguagePair): string {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { inflateRawSync, constants as zlibConstants } from 'node:zlib';
 import type { BilingualDictionary, LanguagePair, WordTranslations } from '../ports/translator.js';
 import { TranslatorError, pairKey } from '../ports/translator.js';
+import { dictionaryForms } from '../translation/dictionary-forms.js';
 import type { Language } from '../translation/translation.schema.js';
 
 /** FreeDict names its dictionaries by ISO 639-3 codes (`freedict-deu-eng`). */
@@ -10,17 +11,6 @@ const CODES: Record<string, Language> = { eng: 'en', nld: 'nl', fra: 'fr', deu: 
 
 /** At most this many translations of a word are kept. */
 export const MAX_DICTIONARY_TRANSLATIONS = 8;
-
-/**
- * Endings tried, in order, when a word is not a headword as it is (headwords are dictionary forms:
- * "tabel" for the Dutch "tabellen"); the first that leaves a headword wins.
- */
-const ENDINGS: Partial<Record<Language, readonly string[]>> = {
-  de: ['en', 'n', 'e', 's', 'er', 'es', 'ern'],
-  nl: ['en', "'s", 's', 'n', 'e'],
-  en: ['s', 'es', 'ies'],
-};
-const DEFAULT_ENDINGS = ['s', 'es', 'en', 'e'];
 
 export interface FreeDictOptions {
   /** Where the dictionaries are (default /usr/share/dictd, where Debian's dict-freedict-* packages put them). */
@@ -61,7 +51,7 @@ export class FreeDictDictionary implements BilingualDictionary {
       const out: WordTranslations[] = [];
       for (const token of text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []) {
         const word = token.replace(/['-]+$/, '');
-        const translations = dictionary.translate(word, ENDINGS[pair.source] ?? DEFAULT_ENDINGS);
+        const translations = dictionary.translate(dictionaryForms(word, pair.source));
         out.push({ word, translations: translations.length ? translations : [word] });
       }
       return out;
@@ -130,11 +120,8 @@ class LoadedDictionary {
     this.lines = Int32Array.from(starts);
   }
 
-  /** The translations of a word, or of the first headword its endings leave; [] when none. */
-  translate(word: string, endings: readonly string[]): string[] {
-    const stems = endings.filter((e) => word.length > e.length + 2 && word.endsWith(e)).map((e) => word.slice(0, -e.length));
-    // A stem ending in a doubled consonant may be the headword's with one ("tabellen": "tabel").
-    const candidates = [word, ...stems.flatMap((stem) => (/([^aeiou])\1$/.test(stem) ? [stem, stem.slice(0, -1)] : [stem]))];
+  /** The translations of the first of a word's forms (dictionaryForms) that is a headword; [] when none. */
+  translate(candidates: readonly string[]): string[] {
     for (const candidate of candidates) {
       const places = this.places(candidate);
       if (!places.length) continue;

@@ -32,6 +32,10 @@ describe('catalogue dictionaries (software vocabulary from gettext catalogues)',
     const [german] = await dictionary.lookUp(['Datei speichern'], { source: 'de', target: 'en' });
     assert.ok(of(german!, 'datei')?.includes('file'));
     assert.ok(of(german!, 'speichern')?.includes('save'));
+    // A plural the strings never use is looked up as its singular, the word kept as asked.
+    const [plural] = await dictionary.lookUp(['présentations'], { source: 'fr', target: 'es' });
+    assert.equal(plural![0]!.word, 'présentations');
+    assert.ok(plural![0]!.translations.some((t) => t.startsWith('presentaci')), JSON.stringify(plural));
     const [bulgarian] = await dictionary.lookUp(['folder'], { source: 'en', target: 'bg' });
     assert.ok(of(bulgarian!, 'folder')?.includes('папка'));
   });
