@@ -35,21 +35,27 @@ export class CatalogueDictionary implements BilingualDictionary {
   readonly name = 'catalogues';
   private readonly dir: string;
   private readonly loaded = new Map<string, Promise<Map<string, string[]>>>();
+  private files: Promise<ReadonlySet<string>> | undefined;
 
   constructor(options: { dir?: string } = {}) {
     this.dir = options.dir ?? CATALOGUE_DICTIONARY_DIR;
   }
 
-  /** The pairs among the supported languages whose file is in the directory (none when it is missing). */
-  async pairs(): Promise<ReadonlySet<string>> {
-    const names = await readdir(this.dir).catch(() => [] as string[]);
-    const supported = new Set<string>(LANGUAGES);
-    return new Set(
-      names.flatMap((name) => {
-        const match = /^([a-z]{2})-([a-z]{2})\.tsv\.gz$/.exec(name);
-        return match && match[1] !== match[2] && supported.has(match[1]!) && supported.has(match[2]!) ? [`${match[1]}-${match[2]}`] : [];
-      }),
+  /** The pairs among the supported languages whose file is in the directory (none when it is missing), read once. */
+  pairs(): Promise<ReadonlySet<string>> {
+    this.files ??= readdir(this.dir).then(
+      (names) => {
+        const found = new Set<string>();
+        for (const source of LANGUAGES) {
+          for (const target of LANGUAGES) {
+            if (source !== target && names.includes(`${source}-${target}.tsv.gz`)) found.add(pairKey({ source, target }));
+          }
+        }
+        return found;
+      },
+      () => new Set<string>(),
     );
+    return this.files;
   }
 
   /**

@@ -43,9 +43,11 @@ describe('catalogue dictionaries (software vocabulary from gettext catalogues)',
   it('lists only the pairs a directory has, fails on a damaged file, and reads it again once mended', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'lore-catalogues-'));
     try {
-      const dictionary = new CatalogueDictionary({ dir });
-      assert.deepEqual([...(await dictionary.pairs())], []);
+      assert.deepEqual([...(await new CatalogueDictionary({ dir }).pairs())], []);
+      assert.deepEqual([...(await new CatalogueDictionary({ dir: path.join(dir, 'missing') }).pairs())], []);
       await writeFile(path.join(dir, 'en-de.tsv.gz'), 'not gzip at all');
+      await writeFile(path.join(dir, 'en-xx.tsv.gz'), gzipSync('a\tb\n'));
+      const dictionary = new CatalogueDictionary({ dir });
       assert.deepEqual([...(await dictionary.pairs())], ['en-de']);
       await assert.rejects(dictionary.lookUp(['file'], { source: 'en', target: 'de' }));
       await writeFile(path.join(dir, 'en-de.tsv.gz'), gzipSync('file\tdatei\tdokument\n'));
