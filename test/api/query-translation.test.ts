@@ -238,23 +238,27 @@ for (const database of testDatabases()) {
       // Nothing here translates English into Bulgarian: no Apertium pair, no FreeDict dictionary
       // installed, and this app without the catalogue dictionaries.
       const bare = await startTestApp(await database.get(), { env: { CATALOGUE_DICTIONARY_DIR: 'none' } });
-      after(() => bare.close());
-      const t = await createTenant(bare, 'standard');
-      const api = client(bare.url, t.key);
-      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'kb' })).body.id as string;
-      await ingest(bare, t.key, { knowledge_base_id: kb, title: 'doc', content: BULGARIAN });
-      const passthrough = await query(api, { query: 'The cat sleeps in the kitchen.', translate_response: true });
-      assert.equal(passthrough.status, 200);
-      assert.equal(passthrough.body.results[0].content, BULGARIAN);
-      assert.equal(passthrough.body.results[0].content_original, undefined);
-      assert.equal(passthrough.body.metadata, undefined);
-      await api('PATCH', '/v1/tenant/settings', { translation_config: { fallback_behaviour: 'error' } });
-      const error = await query(api, { query: 'The cat sleeps in the kitchen.' });
-      assert.equal(error.status, 503);
-      assert.equal(error.body.error, 'translation_unavailable');
-      assert.equal((await api('GET', '/v1/billing/usage')).body.query_count, 1);
-      // No translation needed, no error.
-      assert.equal((await query(api, { query: 'Котката спи в кухнята' })).status, 200);
+      // Closed before the next test: its job engine would otherwise take other apps' jobs from the shared database.
+      try {
+        const t = await createTenant(bare, 'standard');
+        const api = client(bare.url, t.key);
+        const kb = (await api('POST', '/v1/knowledge-bases', { name: 'kb' })).body.id as string;
+        await ingest(bare, t.key, { knowledge_base_id: kb, title: 'doc', content: BULGARIAN });
+        const passthrough = await query(api, { query: 'The cat sleeps in the kitchen.', translate_response: true });
+        assert.equal(passthrough.status, 200);
+        assert.equal(passthrough.body.results[0].content, BULGARIAN);
+        assert.equal(passthrough.body.results[0].content_original, undefined);
+        assert.equal(passthrough.body.metadata, undefined);
+        await api('PATCH', '/v1/tenant/settings', { translation_config: { fallback_behaviour: 'error' } });
+        const error = await query(api, { query: 'The cat sleeps in the kitchen.' });
+        assert.equal(error.status, 503);
+        assert.equal(error.body.error, 'translation_unavailable');
+        assert.equal((await api('GET', '/v1/billing/usage')).body.query_count, 1);
+        // No translation needed, no error.
+        assert.equal((await query(api, { query: 'Котката спи в кухнята' })).status, 200);
+      } finally {
+        await bare.close();
+      }
     });
 
     it('where no engine translates the pair, searches with the words a bilingual dictionary translates (FreeDict, English to German)', async () => {
