@@ -21,7 +21,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { mo } from 'gettext-parser';
-import { catalogueWords } from '../core/adapters/catalogue.dictionary.js';
+import { catalogueFile, catalogueWords } from '../core/adapters/catalogue.dictionary.js';
+import { pairKey } from '../core/ports/translator.js';
 import { SUPPORTED_LANGUAGES, type Language } from '../core/translation/translation.schema.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -134,7 +135,9 @@ function align(pairs: Array<[string[], string[]]>): Map<string, Array<[string, n
     const e = Math.floor(k / width);
     if (e === 0) continue;
     const source = words[e]!.slice(2);
-    out.set(source, [...(out.get(source) ?? []), [words[k % width]!.slice(2), p]]);
+    let list = out.get(source);
+    if (!list) out.set(source, (list = []));
+    list.push([words[k % width]!.slice(2), p]);
   }
   for (const list of out.values()) list.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   return out;
@@ -179,9 +182,9 @@ for (const source of SUPPORTED_LANGUAGES) {
       const kept = translations.filter(([, p]) => p >= MIN_PROBABILITY).slice(0, MAX_TRANSLATIONS).map(([t]) => t);
       if (kept.length) lines.push([word, ...kept].join('\t'));
     }
-    writeFileSync(path.join(outDir, `${source}-${target}.tsv.gz`), gzipSync(lines.join('\n') + '\n', { level: 9 }));
-    manifest.pairs[`${source}-${target}`] = { strings: pairs.length, words: lines.length };
-    console.log(`${source}-${target}: ${pairs.length} strings, ${lines.length} words (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    writeFileSync(path.join(outDir, catalogueFile({ source, target })), gzipSync(lines.join('\n') + '\n', { level: 9 }));
+    manifest.pairs[pairKey({ source, target })] = { strings: pairs.length, words: lines.length };
+    console.log(`${pairKey({ source, target })}: ${pairs.length} strings, ${lines.length} words (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   }
 }
 writeFileSync(path.join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');

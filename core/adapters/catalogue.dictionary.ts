@@ -48,7 +48,7 @@ export class CatalogueDictionary implements BilingualDictionary {
         const found = new Set<string>();
         for (const source of LANGUAGES) {
           for (const target of LANGUAGES) {
-            if (source !== target && names.includes(`${source}-${target}.tsv.gz`)) found.add(pairKey({ source, target }));
+            if (source !== target && names.includes(catalogueFile({ source, target }))) found.add(pairKey({ source, target }));
           }
         }
         return found;
@@ -75,20 +75,21 @@ export class CatalogueDictionary implements BilingualDictionary {
     return texts.map((text) => catalogueWords(text).map((word) => ({ word, translations: translate(word) })));
   }
 
-  private file(pair: LanguagePair): string {
-    return path.join(this.dir, `${pair.source}-${pair.target}.tsv.gz`);
-  }
-
   private dictionary(pair: LanguagePair): Promise<Map<string, string[]>> {
     const key = pairKey(pair);
     let dictionary = this.loaded.get(key);
     if (!dictionary) {
-      dictionary = readFile(this.file(pair)).then((zipped) => parseCatalogueDictionary(gunzipSync(zipped).toString('utf8')));
+      dictionary = readFile(path.join(this.dir, catalogueFile(pair))).then((zipped) => parseCatalogueDictionary(gunzipSync(zipped).toString('utf8')));
       dictionary.catch(() => this.loaded.delete(key));
       this.loaded.set(key, dictionary);
     }
     return dictionary;
   }
+}
+
+/** A pair's file name (what scripts/build-catalogue-dictionaries.ts writes). */
+export function catalogueFile(pair: LanguagePair): string {
+  return `${pair.source}-${pair.target}.tsv.gz`;
 }
 
 /** A dictionary file's text (`word \t translation \t …` lines) as word → translations. */
