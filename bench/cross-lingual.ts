@@ -17,8 +17,8 @@ import { QueryService } from '../core/search/query.service.js';
 import type { QueryRequest, QueryResultItem } from '../core/search/search.schema.js';
 import type { SearchOptions, SearchService } from '../core/search/search.service.js';
 import type { Scope } from '../core/shared/scope.js';
-import { MIN_LANGUAGE_SHARE, QUERY_TRANSLATION_OPTIONS, QueryTranslationService } from '../core/translation/query-translation.service.js';
-import { documentLanguages } from '../core/translation/translation.repository.js';
+import { MIN_LANGUAGE_SHARE, QUERY_TRANSLATION_OPTIONS, type QueryTranslationOptions, QueryTranslationService } from '../core/translation/query-translation.service.js';
+import { documentLanguageShares } from '../core/translation/translation.repository.js';
 import type { Language, TranslationConfig } from '../core/translation/translation.schema.js';
 import { isLanguage } from '../core/translation/translation.service.js';
 import type { Services } from '../runtime/services.js';
@@ -96,8 +96,8 @@ export interface CrossRun {
    * languages (`mergeLanguages` flipped: one search for all of its languages, or one per language).
    */
   otherLegs: string[][];
-  /** Fused with `auto` again, with each other weight of the untranslated leg (UNTRANSLATED_WEIGHT in the product). */
-  untranslatedWeights: Array<{ weight: number; ranked: string[][] }>;
+  /** Fused with `auto` again, with each of `options.whatIfs`' query translation options in place of the product's. */
+  whatIfs: string[][][];
 }
 
 interface Pass {
@@ -116,7 +116,7 @@ export async function runCrossPair(
   target: CrossTarget,
   pair: CrossPair,
   queries: string[],
-  options: { topK: number; productOptions: SearchOptions; untranslatedWeights?: readonly number[] },
+  options: { topK: number; productOptions: SearchOptions; whatIfs?: ReadonlyArray<Partial<QueryTranslationOptions>> },
 ): Promise<CrossRun> {
   const { services, scope, ctx, knowledgeBaseId } = target;
   const queryService = (mode: CrossMode, what: Partial<typeof QUERY_TRANSLATION_OPTIONS> = {}) =>
@@ -143,7 +143,7 @@ export async function runCrossPair(
   const byMode = Object.fromEntries(CROSS_MODES.map((m) => [m, queryService(m)])) as Record<CrossMode, QueryService>;
 
   const route = pair.source === pair.target ? undefined : (await services.translation.health()).models.find((s) => s.source === pair.source && s.target === pair.target);
-  const knowledgeBaseLanguages = (await documentLanguages(services.db, scope, [knowledgeBaseId], MIN_LANGUAGE_SHARE)).get(knowledgeBaseId) ?? [];
+  const knowledgeBaseLanguages = [...((await documentLanguageShares(services.db, scope, [knowledgeBaseId], MIN_LANGUAGE_SHARE)).get(knowledgeBaseId)?.keys() ?? [])];
   const detected = new Map<string, number>();
   for (const query of queries) {
     const language = services.translation.detect(query).language ?? 'none';
@@ -155,10 +155,8 @@ export async function runCrossPair(
     const cold = await pass(byMode.hybrid);
     const warm = await pass(byMode.hybrid);
     const declaredSource = (await pass(byMode.hybrid, pair.source)).ranked;
-    const untranslatedWeights = [];
-    for (const weight of options.untranslatedWeights ?? []) {
-      untranslatedWeights.push({ weight, ranked: (await pass(queryService('hybrid', { untranslatedWeight: weight }))).ranked });
-    }
+    const whatIfs = [];
+    for (const what of options.whatIfs ?? []) whatIfs.push((await pass(queryService('hybrid', what))).ranked);
     const withoutDictionary = (await pass(queryService('hybrid', { dictionary: false }))).ranked;
     const otherLegs = (await pass(queryService('hybrid', { mergeLanguages: !QUERY_TRANSLATION_OPTIONS.mergeLanguages }))).ranked;
     const keyword = await pass(byMode.keyword);
@@ -182,7 +180,7 @@ export async function runCrossPair(
       queryMs: { cold: cold.ms, warm: warm.ms, untranslated: untranslatedMs },
       unstable: cold.ranked.filter((r, i) => r.join() !== warm.ranked[i]!.join()).length,
       declaredSource,
-      untranslatedWeights,
+      whatIfs,
       withoutDictionary,
       otherLegs,
     };

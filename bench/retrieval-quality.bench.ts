@@ -42,8 +42,10 @@
  * id; a query none of whose pages B has is left out). Printed per pair: nDCG@10, MRR@10 and recall@10 fused, keyword and vector with and
  * without translation, B's same-language figure (B's own queries) and the ratio, and the
  * translation's cost per query, cold and from the translation cache (bench/cross-lingual.ts); and
- * two what-ifs on Lore's path: the queries with `source_language` set to A (no detection), and, for
- * each of `--untranslated-weights`, the fusion with that weight of the untranslated leg.
+ * what-ifs on Lore's path: the queries with `source_language` set to A (no detection); for each of
+ * `--untranslated-weights`, the fusion with that weight of the untranslated leg; and for each of
+ * `--translation-options` (JSON objects separated by `;`), query translation with those of its
+ * options (QueryTranslationOptions) changed.
  * B must be among `--languages`; A need not be.
  *
  * `--collection manpages` runs the same measurement on the HELD-BACK collection (bench/manpages.ts):
@@ -62,7 +64,8 @@
  *          [--diagnostics] [--match-row-budget N] [--cache .bench/libreoffice]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
- *          [--cross en>es,es>en,… [--cross-queries N (default --queries)] [--untranslated-weights 0.25,0]]
+ *          [--cross en>es,es>en,… [--cross-queries N (default --queries)] [--untranslated-weights 0.25,0]
+ *           [--translation-options '{"fusionK":5};{"shareWeights":true}']]
  *        npx tsx bench/retrieval-quality.bench.ts --collection manpages [--languages en,de,fr,es,it,nl,ro]
  *          [--queries 300] [--seed 1] [--max-documents 3000] [--check 20] [--match-row-budget N]
  * Six languages with `--variants none` took 8.5 minutes on two shared cores (2026-11-26): ~50 s of
@@ -106,7 +109,7 @@ import {
   sampleQueries,
 } from './libreoffice-help.js';
 import { CROSS_MODES, type CrossMode, type CrossPair, type CrossRun, pairLabel, parseCrossPairs, runCrossPair } from './cross-lingual.js';
-import { QUERY_TRANSLATION_OPTIONS, UNTRANSLATED_WEIGHT } from '../core/translation/query-translation.service.js';
+import { QUERY_TRANSLATION_OPTIONS, type QueryTranslationOptions, UNTRANSLATED_WEIGHT } from '../core/translation/query-translation.service.js';
 import { MAN_PACKAGES, MIN_DESCRIPTION_WORDS, loadManCollection, loadManIndex } from './manpages.js';
 import { ROOT, median, percentile, rankingScore, startBenchLore } from './support.js';
 
@@ -143,6 +146,7 @@ const { values } = parseArgs({
     cross: { type: 'string' },
     'cross-queries': { type: 'string' },
     'untranslated-weights': { type: 'string', default: '' },
+    'translation-options': { type: 'string', default: '' },
     cache: { type: 'string' },
   },
   allowPositionals: true,
@@ -200,11 +204,30 @@ const untargeted = crossPairs.find((p) => !languages.includes(p.target));
 if (untargeted) throw new Error(`--cross ${pairLabel(untargeted)}: ${untargeted.target} must be among --languages (its knowledge base is searched)`);
 /** The first this many of a language's sampled queries are asked across languages: a prefix of its own run's sample. */
 const crossQueryCount = Math.min(queryCount, count('cross-queries', values['cross-queries'] ?? values.queries));
-const untranslatedWeights = list(values['untranslated-weights']).map((w) => {
-  const weight = Number(w);
-  if (!(weight >= 0 && weight <= 1)) throw new Error(`--untranslated-weights: ${w} is not a weight between 0 and 1`);
-  return weight;
-});
+/** What-ifs of query translation's options: `--untranslated-weights`, then each of `--translation-options`. */
+const translationWhatIfs: Array<Partial<QueryTranslationOptions>> = [
+  ...list(values['untranslated-weights']).map((w) => {
+    const weight = Number(w);
+    if (!(weight >= 0 && weight <= 1)) throw new Error(`--untranslated-weights: ${w} is not a weight between 0 and 1`);
+    return { untranslatedWeight: weight };
+  }),
+  ...values['translation-options']
+    .split(';')
+    .map((o) => o.trim())
+    .filter(Boolean)
+    .map((o) => {
+      const parsed: unknown = JSON.parse(o);
+      if (typeof parsed !== 'object' || !parsed || Object.keys(parsed).some((k) => !(k in QUERY_TRANSLATION_OPTIONS))) {
+        throw new Error(`--translation-options: '${o}' is not an object of QueryTranslationOptions`);
+      }
+      const options: Partial<QueryTranslationOptions> = parsed;
+      return options;
+    }),
+];
+const whatIfLabel = (options: Partial<QueryTranslationOptions>) =>
+  Object.entries(options)
+    .map(([k, v]) => `${k} ${String(v)}`)
+    .join(', ');
 const chunkLanguages = variantGroups.has('chunks') ? list(values['chunk-languages']).filter((l) => languages.includes(l)) : [];
 const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s));
 const cacheDir = path.resolve(ROOT, values.cache ?? (heldBack ? '.bench/manpages' : '.bench/libreoffice'));
@@ -661,9 +684,9 @@ interface CrossResult {
   translated: Record<CrossMode, PerQuery>;
   untranslated: Record<CrossMode, PerQuery>;
   translationAlone: PerQuery | undefined;
-  /** Fused with `source_language` A, and with each of `--untranslated-weights` (in order). */
+  /** Fused with `source_language` A, and with each of `translationWhatIfs` (in order). */
   declaredSource: PerQuery;
-  untranslatedWeights: PerQuery[];
+  whatIfs: PerQuery[];
   /** Fused without the bilingual dictionaries' words. */
   withoutDictionary: PerQuery;
   /** Fused with the other choice of legs (one search for all of a knowledge base's languages, or one per language). */
@@ -688,7 +711,7 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
       const run = await runCrossPair({ ...target, chunkIds: (results) => chunkIds(results, target) }, pair, queries.map((q) => q.query), {
         topK: TOP_K,
         productOptions: PRODUCT_OPTIONS,
-        untranslatedWeights,
+        whatIfs: translationWhatIfs,
       });
       const scored = (lists: string[][]) => score({ candidates: lists, queries, pageOfChunk: target.pageOfChunk }, (ids) => ids);
       const byMode = (lists: Record<CrossMode, string[][]>) => Object.fromEntries(CROSS_MODES.map((m) => [m, scored(lists[m])])) as Record<CrossMode, PerQuery>;
@@ -702,7 +725,7 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
         untranslated: byMode(run.untranslated),
         translationAlone: run.translationAlone && scored(run.translationAlone),
         declaredSource: scored(run.declaredSource),
-        untranslatedWeights: run.untranslatedWeights.map(({ ranked }) => scored(ranked)),
+        whatIfs: run.whatIfs.map((ranked) => scored(ranked)),
         withoutDictionary: scored(run.withoutDictionary),
         otherLegs: scored(run.otherLegs),
         sameLanguage: { hybrid: own.modes.hybrid, keyword: own.modes.keyword, vector: own.modes.vector },
@@ -1006,8 +1029,8 @@ for (const set of querySets) {
     `Cross-lingual fused nDCG@10, what-ifs on Lore's path (${set}): the product (source_language auto, the untranslated leg weighing ` +
       `${UNTRANSLATED_WEIGHT} where the query's language is none of the knowledge base's); without the bilingual dictionaries' words; ` +
       `source_language set to the queries' language; a knowledge base of several languages searched ${otherLegsLabel}; and each ` +
-      `other weight of the untranslated leg`,
-    ['pair', 'product', 'no dictionary', otherLegsColumn, 'declared source', ...untranslatedWeights.map((w) => `weight ${w}`)],
+      `of the translation options asked for (--untranslated-weights, --translation-options)`,
+    ['pair', 'product', 'no dictionary', otherLegsColumn, 'declared source', ...translationWhatIfs.map(whatIfLabel)],
     [
       ...results.map((r) => [
         pairLabel(r.pair),
@@ -1015,7 +1038,7 @@ for (const set of querySets) {
         figure(r.withoutDictionary, 'ndcg'),
         figure(r.otherLegs, 'ndcg'),
         figure(r.declaredSource, 'ndcg'),
-        ...r.untranslatedWeights.map((p) => figure(p, 'ndcg')),
+        ...r.whatIfs.map((p) => figure(p, 'ndcg')),
       ]),
       [
         'mean',
@@ -1023,7 +1046,7 @@ for (const set of querySets) {
         fmt(mean(results.map((r) => mean(r.withoutDictionary.ndcg)))),
         fmt(mean(results.map((r) => mean(r.otherLegs.ndcg)))),
         fmt(mean(results.map((r) => mean(r.declaredSource.ndcg)))),
-        ...untranslatedWeights.map((_, i) => fmt(mean(results.map((r) => mean(r.untranslatedWeights[i]!.ndcg))))),
+        ...translationWhatIfs.map((_, i) => fmt(mean(results.map((r) => mean(r.whatIfs[i]!.ndcg))))),
       ],
     ],
   );

@@ -8,7 +8,7 @@ import type { QueryRequest, QueryResultItem } from '../search/search.schema.js';
 import type { SearchAnswer } from '../search/search.service.js';
 import { scopeOf } from '../shared/scope.js';
 import type { SubTenantService } from '../sub-tenants/sub-tenant.service.js';
-import { documentLanguages, subTenantTranslationConfigs } from './translation.repository.js';
+import { documentLanguageShares, subTenantTranslationConfigs } from './translation.repository.js';
 import type { Language, TranslationConfig } from './translation.schema.js';
 import { type Translated, type TranslationService, characters, translationUnavailable } from './translation.service.js';
 
@@ -26,15 +26,26 @@ type Field = keyof TranslationConfig;
 export const MIN_LANGUAGE_SHARE = 0.1;
 
 /**
- * What the search of the query as asked weighs against each translation's (1) when the query's
- * language is none of the searched knowledge bases' languages: it still finds names, numbers and
- * borrowed terms as they are, but equal weights let it outvote the translation. On the LibreOffice
- * help, searching only the translation beat the equal-weight fusion for 8 of 9 language pairs with
- * an engine (`bench/retrieval-quality.bench.ts --cross`; docs/performance.md, "Cross-lingual
- * retrieval"). Where the query's language is one of theirs, both weigh alike: a minority
- * language's best match must still rank among the majority's.
+ * The least a search of a translated query weighs against the one that weighs most (1). Each
+ * search — the query as asked, each translation — weighs its languages' share of the searched
+ * knowledge base's documents relative to its largest language's share, from this floor to 1: on a
+ * Spanish knowledge base the query as asked in French weighs this much (it still finds names,
+ * numbers and borrowed terms as they are, but at equal weights it outvoted the translation: the
+ * translation searched alone beat the equal-weight fusion for 8 of 9 language pairs with an
+ * engine), and on a Spanish help whose pages are 15 % English a Spanish query's English
+ * translation weighs this much (at equal weights its matches pushed the query's own down: Spanish
+ * queries 0.524 fused nDCG@10 with it, 0.609 weighed; `bench/retrieval-quality.bench.ts --cross`,
+ * docs/performance.md, "Cross-lingual retrieval").
  */
 export const UNTRANSLATED_WEIGHT = 0.5;
+
+/**
+ * The k of the reciprocal rank fusion of a translated query's searches. At the customary 60, a
+ * search weighing half could not lift its best match above the other search's tenth (0.5/61 <
+ * 1/70); at 5 it enters about seventh (0.5/6 = 1/12), so a minority language's best match still
+ * ranks among the majority's.
+ */
+export const TRANSLATION_FUSION_K = 5;
 
 /** What applies where nothing is set: translate queries, translate responses when asked, never fail a query over translation. */
 export const INSTANCE_DEFAULT: Required<Omit<TranslationConfig, 'preferred_language'>> = {
@@ -109,9 +120,23 @@ export interface QueryTranslationOptions {
    * per language, 0.380 with one; docs/performance.md, "Cross-lingual retrieval").
    */
   mergeLanguages: boolean;
+  /**
+   * Whether each search weighs its languages' share of the knowledge base's documents (see
+   * UNTRANSLATED_WEIGHT); else every translation weighs 1, and the query as asked 1 where its
+   * language is one of the knowledge bases', `untranslatedWeight` where it is none of theirs.
+   */
+  shareWeights: boolean;
+  /** TRANSLATION_FUSION_K unless a benchmark measures another. */
+  fusionK: number;
 }
 
-export const QUERY_TRANSLATION_OPTIONS: QueryTranslationOptions = { untranslatedWeight: UNTRANSLATED_WEIGHT, dictionary: true, mergeLanguages: true };
+export const QUERY_TRANSLATION_OPTIONS: QueryTranslationOptions = {
+  untranslatedWeight: UNTRANSLATED_WEIGHT,
+  dictionary: true,
+  mergeLanguages: true,
+  shareWeights: true,
+  fusionK: TRANSLATION_FUSION_K,
+};
 
 /** The part of a query's translation decided before it is counted: refusals come first. */
 export interface QueryTranslationPlan {
@@ -191,8 +216,8 @@ export class QueryTranslationService {
    * (their `preferred_language`, else their documents' languages) that differ from the query's:
    * one search for the knowledge bases that share a set of such languages, with the translations
    * into all of them (`mergeLanguages`), over those knowledge bases only; then fuses the rankings by
-   * reciprocal rank (the query as asked weighing less when its language is none of theirs:
-   * UNTRANSLATED_WEIGHT).
+   * reciprocal rank, each search weighing its languages' share of the knowledge bases (the query as
+   * asked: its own language's; UNTRANSLATED_WEIGHT at least).
    */
   private async translateQuery(
     ctx: RequestContext,
@@ -205,24 +230,32 @@ export class QueryTranslationService {
     search: Search,
   ): Promise<QueryResultItem[]> {
     const active = kbs.filter((kb) => kbConfig.get(kb.id)!.query_translation === 'auto');
-    const detected = await documentLanguages(
+    const detected = await documentLanguageShares(
       this.db,
       scopeOf(ctx),
       active.filter((kb) => !kbConfig.get(kb.id)!.preferred_language).map((kb) => kb.id),
       MIN_LANGUAGE_SHARE,
     );
-    // A leg is one translated search: its target languages and the knowledge bases it searches.
-    const legs = new Map<string, { targets: Language[]; kbs: KnowledgeBaseRow[] }>();
-    let queryLanguageIsTheirs = active.length < kbs.length;
+    // A leg is one translated search: its target languages, its weight and the knowledge bases it
+    // searches. Each search weighs the most its languages weigh in any knowledge base it searches;
+    // the query as asked weighs fully where it searches a knowledge base not translated.
+    const legs = new Map<string, { targets: Language[]; weight: number; kbs: KnowledgeBaseRow[] }>();
+    const floor = this.options.untranslatedWeight;
+    let untranslatedWeight = active.length < kbs.length ? 1 : floor;
     for (const kb of active) {
       const preferred = kbConfig.get(kb.id)!.preferred_language;
-      const languages = preferred ? [preferred] : (detected.get(kb.id) ?? []);
-      if (languages.includes(language)) queryLanguageIsTheirs = true;
+      const shares = preferred ? new Map([[preferred, 1]]) : (detected.get(kb.id) ?? new Map<Language, number>());
+      const languages = [...shares.keys()];
+      const largest = Math.max(...shares.values());
+      const weightOf = (of: Language[]) =>
+        this.options.shareWeights ? Math.min(1, Math.max(floor, of.reduce((sum, l) => sum + shares.get(l)!, 0) / largest)) : 1;
+      if (languages.includes(language)) untranslatedWeight = Math.max(untranslatedWeight, weightOf([language]));
       const targets = languages.filter((target) => target !== language).sort();
       for (const leg of this.options.mergeLanguages ? [targets] : targets.map((target) => [target])) {
         if (!leg.length) continue;
         const key = leg.join(' ');
-        legs.set(key, { targets: leg, kbs: [...(legs.get(key)?.kbs ?? []), kb] });
+        const known = legs.get(key);
+        legs.set(key, { targets: leg, weight: Math.max(known?.weight ?? 0, weightOf(leg)), kbs: [...(known?.kbs ?? []), kb] });
       }
     }
     // Each language's translation and look-up, made (and metered) once a query, whichever legs need it.
@@ -245,8 +278,8 @@ export class QueryTranslationService {
       return translation;
     };
     const lists: QueryResultItem[][] = [results];
-    const weights = [queryLanguageIsTheirs ? 1 : this.options.untranslatedWeight];
-    for (const { targets, kbs: group } of legs.values()) {
+    const weights = [untranslatedWeight];
+    for (const { targets, weight, kbs: group } of legs.values()) {
       const configs = group.map((kb) => kbConfig.get(kb.id)!);
       // The leg's translations (and look-ups) run at once.
       const translations = await step.timed(() =>
@@ -269,7 +302,7 @@ export class QueryTranslationService {
       const query = searched.map((t) => t.text).join('\n');
       const dictionaries = searched.flatMap((t) => (t.dictionary ? [t.dictionary] : []));
       lists.push((await search({ ...request, query, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] }, dictionaries)).results);
-      weights.push(1);
+      weights.push(weight);
     }
     if (lists.length === 1) return results;
     // Tenant chunks are keyed by chunk id; corpus items appear only in the first list (translated searches skip corpora).
@@ -282,7 +315,7 @@ export class QueryTranslationService {
         return key;
       }),
     );
-    return reciprocalRankFusion(rankings, { k: 60, weights })
+    return reciprocalRankFusion(rankings, { k: this.options.fusionK, weights })
       .slice(0, request.top_k)
       .map(({ id, score }) => ({ ...byKey.get(id)!, score }));
   }

@@ -33,20 +33,21 @@ export async function storeTranslations(db: Queryable, scope: Scope, entries: Ar
 }
 
 /**
- * The languages of each knowledge base's indexed documents (as detected at ingestion) that hold at least `minShare` of them
- * (0..1), so a few stray documents do not make a language of the knowledge base. Read from the
- * counters kept with the documents' writes (migration 0019): no statement counts documents.
+ * The languages of each knowledge base's indexed documents (as detected at ingestion) that hold at
+ * least `minShare` of them (0..1), so a few stray documents do not make a language of the knowledge
+ * base, each with its share. Read from the counters kept with the documents' writes (migration
+ * 0019): no statement counts documents.
  */
-export async function documentLanguages(
+export async function documentLanguageShares(
   db: Queryable,
   scope: Scope,
   knowledgeBaseIds: string[],
   minShare: number,
-): Promise<Map<string, Language[]>> {
-  const out = new Map<string, Language[]>();
+): Promise<Map<string, Map<Language, number>>> {
+  const out = new Map<string, Map<Language, number>>();
   if (!knowledgeBaseIds.length) return out;
-  const { rows } = await db.query<{ knowledge_base_id: string; language: Language }>(
-    `SELECT knowledge_base_id, language FROM (
+  const { rows } = await db.query<{ knowledge_base_id: string; language: Language; share: number }>(
+    `SELECT knowledge_base_id, language, documents::float8 / total AS share FROM (
        SELECT knowledge_base_id, language, documents, sum(documents) OVER (PARTITION BY knowledge_base_id) AS total
        FROM knowledge_base_languages
        WHERE tenant_id = $1 AND knowledge_base_id = ANY($2::uuid[])
@@ -55,7 +56,7 @@ export async function documentLanguages(
      ORDER BY 1, 2`,
     [scope.tenantId, knowledgeBaseIds, minShare],
   );
-  for (const row of rows) out.set(row.knowledge_base_id, [...(out.get(row.knowledge_base_id) ?? []), row.language]);
+  for (const row of rows) out.set(row.knowledge_base_id, (out.get(row.knowledge_base_id) ?? new Map<Language, number>()).set(row.language, Number(row.share)));
   return out;
 }
 

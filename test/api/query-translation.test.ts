@@ -129,6 +129,38 @@ for (const database of testDatabases()) {
       assert.deepEqual(metered.rows.map((r) => r.input_chars), [2 * 'Enregistrer le fichier'.length, 2 * 'Enregistrer le document'.length]);
     });
 
+    it('weighs each search by its languages’ share of the knowledge base: a query in the main language keeps its own matches first', async () => {
+      // Twelve Spanish documents and three English ones (20 %): English is one of the knowledge
+      // base's languages, so a Spanish query is also searched in English; the English search's
+      // first three are the English pages, which the Spanish search does not rank. At equal weights
+      // they took every other place from the Spanish search's; weighing what they speak for (a
+      // quarter as many documents), they come after its first matches.
+      const more = [
+        'La farmacia abre los domingos por la mañana.',
+        'El museo guarda cuadros antiguos de la ciudad.',
+        'El autobús número siete llega tarde cuando llueve.',
+        'La piscina municipal cierra en invierno.',
+        'Los vecinos plantan tomates en el huerto comunitario.',
+        'El mercado de pescado se llena antes del amanecer.',
+      ];
+      const english = [
+        'The cat sleeps in the kitchen every afternoon.',
+        'A kitchen cat sleeps near the warm oven.',
+        'Cats sleep most of the day, often in the kitchen.',
+      ];
+      const { api } = await tenantWith([...SPANISH, ...more, ...english]);
+      const res = await query(api, { query: 'El gato duerme en la cocina', source_language: 'es', top_k: 3 });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.metadata.translation_config_source, 'instance_default', 'translated into English');
+      const contents: string[] = res.body.results.map((r: { content: string }) => r.content);
+      assert.equal(contents[0], SPANISH[0]);
+      assert.ok(res.body.results[0].score > res.body.results[1].score, 'ahead, not a tie broken by chunk id');
+      assert.ok(!contents.some((c) => english.includes(c)), JSON.stringify(contents));
+      // The English search's best match still ranks among the Spanish search's ten.
+      const ten = await query(api, { query: 'El gato duerme en la cocina', source_language: 'es', top_k: 10 });
+      assert.ok(ten.body.results.some((r: { content: string }) => english.includes(r.content)), JSON.stringify(ten.body.results));
+    });
+
     it('does not translate into a language that only a few of the knowledge base’s documents are in', async () => {
       const english = Array.from({ length: 10 }, (_, i) => `The library opens at ${i + 8} in the morning and closes late in the evening.`);
       // One Spanish document of eleven (9 %): below the share that makes Spanish a language of the knowledge base.
@@ -138,10 +170,12 @@ for (const database of testDatabases()) {
       assert.equal(res.body.metadata, undefined);
       const ledger = await app.db.query("SELECT 1 FROM usage_events WHERE tenant_id = $1 AND event_type = 'query_translation'", [t.id]);
       assert.equal(ledger.rows.length, 0);
-      // One more Spanish document (2 of 12, 17 %) and Spanish counts: the query is translated again.
+      // One more Spanish document (2 of 12, 17 %) and Spanish counts: the query is translated again,
+      // and the Spanish search's best match ranks among the English search's ten (weighing the
+      // least: it speaks for a fifth as many documents).
       const kb = (await api('GET', '/v1/knowledge-bases')).body[0].id as string;
       await ingest(app, t.key, { knowledge_base_id: kb, title: 'second', content: SPANISH[1]! });
-      const again = await query(api, { query: 'The cat sleeps in the kitchen.' });
+      const again = await query(api, { query: 'The cat sleeps in the kitchen.', top_k: 10 });
       assert.equal(again.body.metadata.translation_config_source, 'instance_default');
       assert.ok(again.body.results.some((r: { content: string }) => r.content === SPANISH[0]));
     });

@@ -11,7 +11,7 @@ import { insertKnowledgeBase } from '../../core/knowledge-bases/knowledge-base.r
 import { insertTenant } from '../../core/tenants/tenant.repository.js';
 import { tenantScope } from '../../core/shared/scope.js';
 import { MIN_LANGUAGE_SHARE } from '../../core/translation/query-translation.service.js';
-import { documentLanguages } from '../../core/translation/translation.repository.js';
+import { documentLanguageShares } from '../../core/translation/translation.repository.js';
 import { testDatabases } from '../support/databases.js';
 
 /**
@@ -140,10 +140,11 @@ describe('knowledge-base language counters', () => {
         for (let i = 0; i < 19; i++) await readyDocument(db, t, stray, 'es');
         await readyDocument(db, t, stray, 'en');
         assert.equal(MIN_LANGUAGE_SHARE, 0.1);
-        const languages = await documentLanguages(db, tenantScope(t), [mixed, stray], MIN_LANGUAGE_SHARE);
-        assert.deepEqual(languages.get(mixed), ['en', 'fr']);
-        assert.deepEqual(languages.get(stray), ['es']);
-        assert.deepEqual(await documentLanguages(db, tenantScope(other), [mixed, stray], MIN_LANGUAGE_SHARE), new Map(), 'another tenant reads none');
+        const languages = await documentLanguageShares(db, tenantScope(t), [mixed, stray], MIN_LANGUAGE_SHARE);
+        // Each with its share of all the knowledge base's documents (the stray one's included).
+        assert.deepEqual(languages.get(mixed), new Map([['en', 0.9], ['fr', 0.1]]));
+        assert.deepEqual(languages.get(stray), new Map([['es', 0.95]]));
+        assert.deepEqual(await documentLanguageShares(db, tenantScope(other), [mixed, stray], MIN_LANGUAGE_SHARE), new Map(), 'another tenant reads none');
       });
     });
   }
