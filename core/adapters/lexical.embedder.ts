@@ -53,6 +53,7 @@ const UNDECOMPOSABLE_FOLDS: Record<string, string> = {
 export class LexicalEmbedder implements Embedder {
   readonly id = 'lexical-v1';
   readonly fusion = LEXICAL_FUSION;
+  readonly lexical = true;
   private readonly features = new FeatureTable();
 
   embed(texts: string[], options: EmbedOptions): Promise<Float32Array[]> {

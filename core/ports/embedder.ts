@@ -23,6 +23,12 @@ export interface Embedder {
    * lexical one); DEFAULT_FUSION (equal weights) otherwise.
    */
   readonly fusion?: FusionOptions;
+  /**
+   * True when its vectors stand for the text's words as keyword search sees them (the built-in
+   * lexical embedder): a chunk that only its vector search returns then holds none of the query's
+   * words, and is the nearest of the rest rather than a match.
+   */
+  readonly lexical?: boolean;
   /** One L2-normalised vector of exactly `dimensions` numbers per text, in order. */
   embed(texts: string[], options: EmbedOptions): Promise<Float32Array[]>;
   /** The text a chunk is embedded as, from its document's title and its own text; unset: `titledPassage`. */

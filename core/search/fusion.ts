@@ -24,12 +24,17 @@ export const DEFAULT_FUSION: FusionOptions = { k: 60, weights: [1, 1] };
  */
 export const LEXICAL_FUSION: FusionOptions = { k: 5, weights: [1, 4] };
 
-export function reciprocalRankFusion(lists: string[][], options: FusionOptions = DEFAULT_FUSION): Array<{ id: string; score: number }> {
+/** `itemWeights[l][i]`, where given, multiplies list l's weight for its i-th item. */
+export function reciprocalRankFusion(
+  lists: string[][],
+  options: FusionOptions = DEFAULT_FUSION,
+  itemWeights?: ReadonlyArray<readonly number[] | undefined>,
+): Array<{ id: string; score: number }> {
   const scores = new Map<string, number>();
   lists.forEach((list, li) => {
     const weight = options.weights[li] ?? 1;
     list.forEach((id, index) => {
-      scores.set(id, (scores.get(id) ?? 0) + weight / (options.k + index + 1));
+      scores.set(id, (scores.get(id) ?? 0) + (weight * (itemWeights?.[li]?.[index] ?? 1)) / (options.k + index + 1));
     });
   });
   return [...scores.entries()]

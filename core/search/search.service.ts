@@ -52,6 +52,13 @@ export function searchOptionsFor(embedder: Embedder): SearchOptions {
 /** A search's results, best first, and the knowledge bases it searched (the caller's, as the request named them). */
 export interface SearchAnswer {
   results: QueryResultItem[];
+  /**
+   * Per result, whether it matches the query: keyword search found it (it holds one of the query's
+   * words), or the vector search did with an embedder of meaning. With the lexical embedder, a
+   * result only its vector search returns is just the nearest of the rest, which every search
+   * returns, matching or not.
+   */
+  matched: boolean[];
   knowledgeBases: KnowledgeBaseRow[];
 }
 
@@ -174,7 +181,7 @@ export class SearchService {
     const corporaToSearch = settled(this.corporaToSearch(ctx, request.corpora));
     const kbs = await knowledgeBases;
     const corpora = await corporaToSearch;
-    if (!kbs.length && !corpora.length) return { results: [], knowledgeBases: kbs };
+    if (!kbs.length && !corpora.length) return { results: [], matched: [], knowledgeBases: kbs };
 
     const limit = Math.max(this.options.minCandidates, this.options.candidateFactor * request.top_k);
     const baseFilter = { scope, ...filters };
@@ -282,15 +289,21 @@ export class SearchService {
       corpora.map((c) => c.id),
       fused.filter((f) => isCorpusChunk(f.id)).map((f) => f.id.slice(CORPUS_PREFIX.length)),
     );
+    const keywordFound = new Set(keywordHits.map((h) => h.chunkId));
+    const found = (id: string) => !this.embedder.lexical || keywordFound.has(id);
     const results: QueryResultItem[] = [];
+    const matched: boolean[] = [];
     for (const { id, score } of fused) {
       if (isCorpusChunk(id)) {
         const p = corpusDetails.get(id.slice(CORPUS_PREFIX.length));
-        if (p) results.push({ content: p.content, score, source: p.corpus, source_record_id: p.source_record_id, metadata: p.metadata });
+        if (!p) continue;
+        results.push({ content: p.content, score, source: p.corpus, source_record_id: p.source_record_id, metadata: p.metadata });
+        matched.push(found(id));
         continue;
       }
       const c = details.get(id);
       if (!c) continue;
+      matched.push(found(id));
       results.push({
         content: c.content,
         score,
@@ -303,7 +316,7 @@ export class SearchService {
         document_tags: c.doc_tags,
       });
     }
-    return { results, knowledgeBases: kbs };
+    return { results, matched, knowledgeBases: kbs };
   }
 
   /**

@@ -32,9 +32,9 @@ export const MIN_LANGUAGE_SHARE = 0.1;
  * Spanish knowledge base the query as asked in French weighs this much (it still finds names,
  * numbers and borrowed terms as they are, but at equal weights it outvoted the translation: the
  * translation searched alone beat the equal-weight fusion for 8 of 9 language pairs with an
- * engine), and on a Spanish help whose pages are 15 % English a Spanish query's English
+ * engine), and on a Spanish help whose pages are 17 % English a Spanish query's English
  * translation weighs this much (at equal weights its matches pushed the query's own down: Spanish
- * queries 0.524 fused nDCG@10 with it, 0.609 weighed; `bench/retrieval-quality.bench.ts --cross`,
+ * queries 0.535 fused nDCG@10 with it, 0.612 weighed; `bench/retrieval-quality.bench.ts --cross`,
  * docs/performance.md, "Cross-lingual retrieval").
  */
 export const UNTRANSLATED_WEIGHT = 0.5;
@@ -46,6 +46,16 @@ export const UNTRANSLATED_WEIGHT = 0.5;
  * ranks among the majority's.
  */
 export const TRANSLATION_FUSION_K = 5;
+
+/**
+ * What a result weighs in the fusion of a translated query's searches, relative to its search's
+ * weight, where that search did not match it (the lexical embedder's nearest chunks, which hold
+ * none of the query's words). Every search returns such fillers where its matches run out: in a
+ * small knowledge base, a chunk that each of three searches returns second, matching none,
+ * outranked the one two of them matched first (1/7 + 0.5/7 + 0.5/7 against 1/6 + 0.5/6). On the
+ * LibreOffice help a search's first ten are matches and it changes nothing.
+ */
+export const FILLER_WEIGHT = 0.25;
 
 /** What applies where nothing is set: translate queries, translate responses when asked, never fail a query over translation. */
 export const INSTANCE_DEFAULT: Required<Omit<TranslationConfig, 'preferred_language'>> = {
@@ -113,11 +123,13 @@ export interface QueryTranslationOptions {
   /**
    * Whether a knowledge base of several languages is searched once with the query's translations
    * into all of them (each word with its translations in every language, ranked by its best form)
-   * rather than once per language, the rankings fused. One search lets a chunk in either language
-   * rank by how well it matches; a leg per language gave each language's best chunk a first rank
-   * of its own, and a minority language's weak matches outranked the majority's good ones (French
-   * queries on the Spanish help, ≥ 10 % of whose pages are English: fused nDCG@10 0.331 with legs
-   * per language, 0.380 with one; docs/performance.md, "Cross-lingual retrieval").
+   * rather than once per language, the rankings fused. With every search weighing alike, a search
+   * per language gave each language's best chunk a first rank of its own, and a minority language's
+   * weak matches outranked the majority's good ones (French queries on the Spanish help, 17 % of
+   * whose pages are English: 0.331 fused nDCG@10, against 0.380 for one search). Weighing each by
+   * its language's share (`shareWeights`), and the vector search's mere nearest less
+   * (`fillerWeight`), a search per language does better: 0.472 against 0.452, Italian queries 0.405
+   * against 0.366 (docs/performance.md, "Cross-lingual retrieval").
    */
   mergeLanguages: boolean;
   /**
@@ -128,14 +140,21 @@ export interface QueryTranslationOptions {
   shareWeights: boolean;
   /** TRANSLATION_FUSION_K unless a benchmark measures another. */
   fusionK: number;
+  /**
+   * What a result weighs in the fusion, relative to its search's weight, where that search found
+   * it only as the vector search's nearest (`SearchAnswer.matched`); FILLER_WEIGHT unless a
+   * benchmark measures another.
+   */
+  fillerWeight: number;
 }
 
 export const QUERY_TRANSLATION_OPTIONS: QueryTranslationOptions = {
   untranslatedWeight: UNTRANSLATED_WEIGHT,
   dictionary: true,
-  mergeLanguages: true,
+  mergeLanguages: false,
   shareWeights: true,
   fusionK: TRANSLATION_FUSION_K,
+  fillerWeight: FILLER_WEIGHT,
 };
 
 /** The part of a query's translation decided before it is counted: refusals come first. */
@@ -175,7 +194,8 @@ export class QueryTranslationService {
    * and nothing else is read.
    */
   async run(ctx: RequestContext, request: QueryRequest, plan: QueryTranslationPlan, search: Search): Promise<TranslatedQuery> {
-    const { results, knowledgeBases: kbs } = await search(request);
+    const asked = await search(request);
+    const { results, knowledgeBases: kbs } = asked;
     const { language } = plan;
     if (!language) return { results };
     // The tenant's settings and those of the key's sub-tenant came with the credential; other
@@ -201,7 +221,7 @@ export class QueryTranslationService {
 
     const step = new Step(ctx, this.translation);
     step.latencyMs += plan.detectionMs;
-    let fused = await this.translateQuery(ctx, request, language, kbs, kbConfig, results, step, search);
+    let fused = await this.translateQuery(ctx, request, language, kbConfig, asked, step, search);
     fused = await this.translateResponse(ctx, request, language, fused, kbConfig, queryConfig, step);
     if (!step.levels.length) return { results: fused };
     await step.meter();
@@ -223,12 +243,12 @@ export class QueryTranslationService {
     ctx: RequestContext,
     request: QueryRequest,
     language: Language,
-    kbs: KnowledgeBaseRow[],
     kbConfig: Map<string, EffectiveConfig>,
-    results: QueryResultItem[],
+    asked: SearchAnswer,
     step: Step,
     search: Search,
   ): Promise<QueryResultItem[]> {
+    const { results, knowledgeBases: kbs } = asked;
     const active = kbs.filter((kb) => kbConfig.get(kb.id)!.query_translation === 'auto');
     const detected = await documentLanguageShares(
       this.db,
@@ -277,7 +297,7 @@ export class QueryTranslationService {
       }
       return translation;
     };
-    const lists: QueryResultItem[][] = [results];
+    const lists: SearchAnswer[] = [asked];
     const weights = [untranslatedWeight];
     for (const { targets, weight, kbs: group } of legs.values()) {
       const configs = group.map((kb) => kbConfig.get(kb.id)!);
@@ -301,21 +321,23 @@ export class QueryTranslationService {
       );
       const query = searched.map((t) => t.text).join('\n');
       const dictionaries = searched.flatMap((t) => (t.dictionary ? [t.dictionary] : []));
-      lists.push((await search({ ...request, query, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] }, dictionaries)).results);
+      lists.push(await search({ ...request, query, knowledge_base_ids: group.map((kb) => kb.id), corpora: [] }, dictionaries));
       weights.push(weight);
     }
     if (lists.length === 1) return results;
     // Tenant chunks are keyed by chunk id; corpus items appear only in the first list (translated searches skip corpora).
     const keyOf = (item: QueryResultItem, index: number) => item.chunk_id ?? `corpus:${index}`;
     const byKey = new Map<string, QueryResultItem>();
-    const rankings = lists.map((list) =>
+    const rankings = lists.map(({ results: list }) =>
       list.map((item, index) => {
         const key = keyOf(item, index);
         if (!byKey.has(key)) byKey.set(key, item);
         return key;
       }),
     );
-    return reciprocalRankFusion(rankings, { k: this.options.fusionK, weights })
+    // What a search found only as the vector search's nearest weighs `fillerWeight`.
+    const itemWeights = lists.map(({ matched }) => matched.map((m) => (m ? 1 : this.options.fillerWeight)));
+    return reciprocalRankFusion(rankings, { k: this.options.fusionK, weights }, itemWeights)
       .slice(0, request.top_k)
       .map(({ id, score }) => ({ ...byKey.get(id)!, score }));
   }

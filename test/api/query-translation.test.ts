@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createKey, createTenant, ingest, startTestApp, waitForCorpusJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+import { keyContext } from '../../bench/support.js';
+import type { Embedder } from '../../core/ports/embedder.js';
+import type { QueryRequest } from '../../core/search/search.schema.js';
+import { SearchService } from '../../core/search/search.service.js';
 
 /** Spanish passages, one per topic; the English queries share no words with them. */
 const SPANISH = [
@@ -95,11 +100,14 @@ for (const database of testDatabases()) {
       assert.deepEqual((await query(api, { query: 'Save the file' })).body.results, res.body.results);
     });
 
-    it('searches a knowledge base of two languages once, each query word with its translations in both', async () => {
+    it('searches a knowledge base of two languages in each, weighing its share, and what a search only found as nearest little', async () => {
       // A quarter of the documents are English, so Spanish and English are both the knowledge base's
-      // languages. The French query's two words are in the Spanish manual as Apertium translates
-      // them ("grabar", "fichero"), one of them in the English page ("file"): one search ranks the
-      // manual ahead, where a search per language gave each page a first rank of its own (a tie).
+      // languages: the French query is searched in Spanish (weighing 1) and in English (a third of
+      // Spanish's share: 0.5), and as asked (0.5). The Spanish manual holds both words as Apertium
+      // translates them ("grabar", "fichero") and leads the Spanish search; the English page holds
+      // "file" and leads the English one. The other two pages match nothing, and each search returns
+      // them as its nearest: they weigh a quarter (FILLER_WEIGHT), or the one all three searches
+      // ranked second outranked the manual.
       const manual = 'Para grabar el fichero, elija Grabar en el menú Fichero.';
       const english = 'Each file in the folder has a name and a size.';
       const { t, api } = await tenantWith([manual, SPANISH[0]!, SPANISH[1]!, english]);
@@ -116,8 +124,8 @@ for (const database of testDatabases()) {
       assert.ok(texts.includes('Grabar el fichero') && texts.includes('Record the file'), JSON.stringify(texts));
       const ledger = await app.db.query("SELECT 1 FROM usage_events WHERE tenant_id = $1 AND event_type = 'query_translation'", [t.id]);
       assert.equal(ledger.rows.length, 1);
-      // With a second, Spanish-only knowledge base the query is searched twice translated (Spanish
-      // and English; Spanish), but translated into each language, and metered, once.
+      // With a second, Spanish-only knowledge base the query is searched twice translated (English
+      // over the first; Spanish over both), translated into each language, and metered, once.
       const spanishOnly = (await api('POST', '/v1/knowledge-bases', { name: 'es' })).body.id as string;
       await ingest(app, t.key, { knowledge_base_id: spanishOnly, title: 'grabar', content: 'Grabar el fichero en el disco lleva unos segundos.' });
       const both = await query(api, { query: 'Enregistrer le document', source_language: 'fr' });
@@ -130,11 +138,16 @@ for (const database of testDatabases()) {
     });
 
     it('weighs each search by its languages’ share of the knowledge base: a query in the main language keeps its own matches first', async () => {
-      // Twelve Spanish documents and three English ones (20 %): English is one of the knowledge
-      // base's languages, so a Spanish query is also searched in English; the English search's
-      // first three are the English pages, which the Spanish search does not rank. At equal weights
-      // they took every other place from the Spanish search's; weighing what they speak for (a
-      // quarter as many documents), they come after its first matches.
+      // Fifteen Spanish documents and three English ones (17 %): English is one of the knowledge
+      // base's languages, so a Spanish query is also searched in English. The Spanish search's
+      // first four hold the query's words, the English search's first three are the English pages.
+      // At equal weights they took every other place from the Spanish search's; weighing what they
+      // speak for (a fifth as many documents), they come after its matches.
+      const cats = [
+        'Mi gato come pescado en la cocina.',
+        'El gato del vecino duerme en el jardín.',
+        'La cocina de la abuela huele a pan.',
+      ];
       const more = [
         'La farmacia abre los domingos por la mañana.',
         'El museo guarda cuadros antiguos de la ciudad.',
@@ -148,17 +161,32 @@ for (const database of testDatabases()) {
         'A kitchen cat sleeps near the warm oven.',
         'Cats sleep most of the day, often in the kitchen.',
       ];
-      const { api } = await tenantWith([...SPANISH, ...more, ...english]);
-      const res = await query(api, { query: 'El gato duerme en la cocina', source_language: 'es', top_k: 3 });
+      const { api } = await tenantWith([...SPANISH, ...cats, ...more, ...english]);
+      const res = await query(api, { query: 'El gato duerme en la cocina', source_language: 'es', top_k: 4 });
       assert.equal(res.status, 200);
       assert.equal(res.body.metadata.translation_config_source, 'instance_default', 'translated into English');
       const contents: string[] = res.body.results.map((r: { content: string }) => r.content);
       assert.equal(contents[0], SPANISH[0]);
       assert.ok(res.body.results[0].score > res.body.results[1].score, 'ahead, not a tie broken by chunk id');
-      assert.ok(!contents.some((c) => english.includes(c)), JSON.stringify(contents));
+      assert.deepEqual([...contents].sort(), [SPANISH[0]!, ...cats].sort());
       // The English search's best match still ranks among the Spanish search's ten.
       const ten = await query(api, { query: 'El gato duerme en la cocina', source_language: 'es', top_k: 10 });
       assert.ok(ten.body.results.some((r: { content: string }) => english.includes(r.content)), JSON.stringify(ten.body.results));
+    });
+
+    it('tells a search’s matches from the lexical embedder’s mere nearest; an embedder of meaning’s results all match', async () => {
+      const { t } = await tenantWith(SPANISH);
+      const { db, adapters } = app.services;
+      const ctx = await keyContext(app.services, t.key, pino({ level: 'silent' }));
+      const request: QueryRequest = { query: 'gato', top_k: 3, source_language: 'es', translate_response: false };
+      assert.equal(adapters.embedder.lexical, true);
+      const lexical = await new SearchService(db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder).query(ctx, request);
+      assert.equal(lexical.results[0]!.content, SPANISH[0]);
+      assert.deepEqual(lexical.matched, [true, false, false], 'only the first holds the word');
+      // The same vectors from an embedder not flagged lexical: its nearest are meanings, so matches.
+      const meaningful: Embedder = { id: adapters.embedder.id, embed: (texts, options) => adapters.embedder.embed(texts, options) };
+      const meaning = await new SearchService(db, meaningful, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder).query(ctx, request);
+      assert.deepEqual(meaning.matched, [true, true, true]);
     });
 
     it('does not translate into a language that only a few of the knowledge base’s documents are in', async () => {

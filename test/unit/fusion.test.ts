@@ -14,6 +14,18 @@ describe('fusion', () => {
     assert.deepEqual(reciprocalRankFusion([['x'], ['y']], { k: 60, weights: [1, 1] }).map((f) => f.id), ['x', 'y'], 'equal scores by id');
   });
 
+  it('scales a list’s weight item by item where item weights are given', () => {
+    const fused = reciprocalRankFusion([['a', 'b'], ['c', 'b']], { k: 5, weights: [1, 0.5] }, [[0.25, 1], undefined]);
+    assert.deepEqual(
+      fused.map((f) => [f.id, f.score]),
+      [
+        ['b', 1 / 7 + 0.5 / 7],
+        ['c', 0.5 / 6],
+        ['a', 0.25 / 6],
+      ],
+    );
+  });
+
   it('fuses the built-in lexical embedder with the weights measured for it, any other embedder with equal weights', () => {
     assert.deepEqual(searchOptionsFor(new LexicalEmbedder()).fusion, LEXICAL_FUSION);
     const openai = new OpenAiEmbedder({ baseUrl: 'http://127.0.0.1:9', model: 'text-embedding-3-small' });
