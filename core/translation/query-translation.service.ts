@@ -128,8 +128,8 @@ export interface QueryTranslationOptions {
    * weak matches outranked the majority's good ones (French queries on the Spanish help, 17 % of
    * whose pages are English: 0.331 fused nDCG@10, against 0.380 for one search). Weighing each by
    * its language's share (`shareWeights`), and the vector search's mere nearest less
-   * (`fillerWeight`), a search per language does better: 0.472 against 0.452, Italian queries 0.405
-   * against 0.366 (docs/performance.md, "Cross-lingual retrieval").
+   * (`fillerWeight`), a search per language does better: 0.472 against 0.449, Italian queries 0.405
+   * against 0.368 (docs/performance.md, "Cross-lingual retrieval").
    */
   mergeLanguages: boolean;
   /**
@@ -234,8 +234,8 @@ export class QueryTranslationService {
   /**
    * Searches again with the query translated into the languages of the searched knowledge bases
    * (their `preferred_language`, else their documents' languages) that differ from the query's:
-   * one search for the knowledge bases that share a set of such languages, with the translations
-   * into all of them (`mergeLanguages`), over those knowledge bases only; then fuses the rankings by
+   * one search per such language (with `mergeLanguages`, one for each set of them) over the
+   * knowledge bases that have it, and only those; then fuses the rankings by
    * reciprocal rank, each search weighing its languages' share of the knowledge bases (the query as
    * asked: its own language's; UNTRANSLATED_WEIGHT at least).
    */
