@@ -89,13 +89,6 @@ export interface CrossRun {
   unstable: number;
   /** Fused, with `source_language` set to the pair's source (as a client that knows it would): no detection. */
   declaredSource: string[][];
-  /** Fused with `auto` again, without the bilingual dictionaries' words (the translation's words alone). */
-  withoutDictionary: string[][];
-  /**
-   * Fused with `auto` again, with the product's other choice of legs for a knowledge base of several
-   * languages (`mergeLanguages` flipped: one search for all of its languages, or one per language).
-   */
-  otherLegs: string[][];
   /** Fused with `auto` again, with each of `options.whatIfs`' query translation options in place of the product's. */
   whatIfs: string[][][];
 }
@@ -119,7 +112,7 @@ export async function runCrossPair(
   options: { topK: number; productOptions: SearchOptions; whatIfs?: ReadonlyArray<Partial<QueryTranslationOptions>> },
 ): Promise<CrossRun> {
   const { services, scope, ctx, knowledgeBaseId } = target;
-  const queryService = (mode: CrossMode, what: Partial<typeof QUERY_TRANSLATION_OPTIONS> = {}) =>
+  const queryService = (mode: CrossMode, what: Partial<QueryTranslationOptions> = {}) =>
     new QueryService(
       target.search({ ...options.productOptions, mode }),
       services.usage,
@@ -157,8 +150,6 @@ export async function runCrossPair(
     const declaredSource = (await pass(byMode.hybrid, pair.source)).ranked;
     const whatIfs = [];
     for (const what of options.whatIfs ?? []) whatIfs.push((await pass(queryService('hybrid', what))).ranked);
-    const withoutDictionary = (await pass(queryService('hybrid', { dictionary: false }))).ranked;
-    const otherLegs = (await pass(queryService('hybrid', { mergeLanguages: !QUERY_TRANSLATION_OPTIONS.mergeLanguages }))).ranked;
     const keyword = await pass(byMode.keyword);
     const vector = await pass(byMode.vector);
     await setQueryTranslation({ query_translation: 'never' });
@@ -181,8 +172,6 @@ export async function runCrossPair(
       unstable: cold.ranked.filter((r, i) => r.join() !== warm.ranked[i]!.join()).length,
       declaredSource,
       whatIfs,
-      withoutDictionary,
-      otherLegs,
     };
   } finally {
     await setQueryTranslation({});

@@ -45,7 +45,8 @@
  * what-ifs on Lore's path: the queries with `source_language` set to A (no detection); for each of
  * `--untranslated-weights`, the fusion with that weight of the untranslated leg; and for each of
  * `--translation-options` (JSON objects separated by `;`), query translation with those of its
- * options (QueryTranslationOptions) changed.
+ * options (QueryTranslationOptions) changed (by default `{"dictionary":false}` and the other
+ * `mergeLanguages`).
  * B must be among `--languages`; A need not be.
  *
  * `--collection manpages` runs the same measurement on the HELD-BACK collection (bench/manpages.ts):
@@ -109,7 +110,7 @@ import {
   sampleQueries,
 } from './libreoffice-help.js';
 import { CROSS_MODES, type CrossMode, type CrossPair, type CrossRun, pairLabel, parseCrossPairs, runCrossPair } from './cross-lingual.js';
-import { QUERY_TRANSLATION_OPTIONS, type QueryTranslationOptions, UNTRANSLATED_WEIGHT } from '../core/translation/query-translation.service.js';
+import { QUERY_TRANSLATION_OPTIONS, type QueryTranslationOptions } from '../core/translation/query-translation.service.js';
 import { MAN_PACKAGES, MIN_DESCRIPTION_WORDS, loadManCollection, loadManIndex } from './manpages.js';
 import { ROOT, median, percentile, rankingScore, startBenchLore } from './support.js';
 
@@ -146,7 +147,7 @@ const { values } = parseArgs({
     cross: { type: 'string' },
     'cross-queries': { type: 'string' },
     'untranslated-weights': { type: 'string', default: '' },
-    'translation-options': { type: 'string', default: '' },
+    'translation-options': { type: 'string' },
     cache: { type: 'string' },
   },
   allowPositionals: true,
@@ -204,14 +205,19 @@ const untargeted = crossPairs.find((p) => !languages.includes(p.target));
 if (untargeted) throw new Error(`--cross ${pairLabel(untargeted)}: ${untargeted.target} must be among --languages (its knowledge base is searched)`);
 /** The first this many of a language's sampled queries are asked across languages: a prefix of its own run's sample. */
 const crossQueryCount = Math.min(queryCount, count('cross-queries', values['cross-queries'] ?? values.queries));
-/** What-ifs of query translation's options: `--untranslated-weights`, then each of `--translation-options`. */
+/**
+ * What-ifs of query translation's options: `--untranslated-weights`, then each of
+ * `--translation-options` (by default: without the bilingual dictionaries' words, and the other
+ * choice of searches for a knowledge base of several languages).
+ */
+const DEFAULT_TRANSLATION_WHAT_IFS = `{"dictionary":false};{"mergeLanguages":${!QUERY_TRANSLATION_OPTIONS.mergeLanguages}}`;
 const translationWhatIfs: Array<Partial<QueryTranslationOptions>> = [
   ...list(values['untranslated-weights']).map((w) => {
     const weight = Number(w);
     if (!(weight >= 0 && weight <= 1)) throw new Error(`--untranslated-weights: ${w} is not a weight between 0 and 1`);
     return { untranslatedWeight: weight };
   }),
-  ...values['translation-options']
+  ...(values['translation-options'] ?? DEFAULT_TRANSLATION_WHAT_IFS)
     .split(';')
     .map((o) => o.trim())
     .filter(Boolean)
@@ -687,10 +693,6 @@ interface CrossResult {
   /** Fused with `source_language` A, and with each of `translationWhatIfs` (in order). */
   declaredSource: PerQuery;
   whatIfs: PerQuery[];
-  /** Fused without the bilingual dictionaries' words. */
-  withoutDictionary: PerQuery;
-  /** Fused with the other choice of legs (one search for all of a knowledge base's languages, or one per language). */
-  otherLegs: PerQuery;
   /** B's own queries on B's knowledge base: B's same-language run. */
   sameLanguage: Record<CrossMode, PerQuery>;
 }
@@ -726,8 +728,6 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
         translationAlone: run.translationAlone && scored(run.translationAlone),
         declaredSource: scored(run.declaredSource),
         whatIfs: run.whatIfs.map((ranked) => scored(ranked)),
-        withoutDictionary: scored(run.withoutDictionary),
-        otherLegs: scored(run.otherLegs),
         sameLanguage: { hybrid: own.modes.hybrid, keyword: own.modes.keyword, vector: own.modes.vector },
       };
       crossResults.push(result);
@@ -1022,29 +1022,20 @@ for (const set of querySets) {
       figure(r.translationAlone, 'ndcg'),
     ]),
   );
-  const [otherLegsLabel, otherLegsColumn] = QUERY_TRANSLATION_OPTIONS.mergeLanguages
-    ? ['once per language (rankings fused)', 'legs per language']
-    : ['once for all its languages', 'one leg'];
   printTable(
-    `Cross-lingual fused nDCG@10, what-ifs on Lore's path (${set}): the product (source_language auto, the untranslated leg weighing ` +
-      `${UNTRANSLATED_WEIGHT} where the query's language is none of the knowledge base's); without the bilingual dictionaries' words; ` +
-      `source_language set to the queries' language; a knowledge base of several languages searched ${otherLegsLabel}; and each ` +
-      `of the translation options asked for (--untranslated-weights, --translation-options)`,
-    ['pair', 'product', 'no dictionary', otherLegsColumn, 'declared source', ...translationWhatIfs.map(whatIfLabel)],
+    `Cross-lingual fused nDCG@10, what-ifs on Lore's path (${set}): the product (source_language auto); source_language set to the ` +
+      `queries' language; and each set of query translation options asked for (--untranslated-weights, --translation-options)`,
+    ['pair', 'product', 'declared source', ...translationWhatIfs.map(whatIfLabel)],
     [
       ...results.map((r) => [
         pairLabel(r.pair),
         figure(r.translated.hybrid, 'ndcg'),
-        figure(r.withoutDictionary, 'ndcg'),
-        figure(r.otherLegs, 'ndcg'),
         figure(r.declaredSource, 'ndcg'),
         ...r.whatIfs.map((p) => figure(p, 'ndcg')),
       ]),
       [
         'mean',
         fmt(mean(results.map((r) => mean(r.translated.hybrid.ndcg)))),
-        fmt(mean(results.map((r) => mean(r.withoutDictionary.ndcg)))),
-        fmt(mean(results.map((r) => mean(r.otherLegs.ndcg)))),
         fmt(mean(results.map((r) => mean(r.declaredSource.ndcg)))),
         ...translationWhatIfs.map((_, i) => fmt(mean(results.map((r) => mean(r.whatIfs[i]!.ndcg))))),
       ],
