@@ -243,6 +243,39 @@ for (const database of testDatabases()) {
         await other.close();
       }
     });
+
+    it('reads a knowledge base most of whose documents are gone again from the tables, instead of removing them row by row', async () => {
+      const api = client(app.url, tenant.key);
+      const shrinking = (await api('POST', '/v1/knowledge-bases', { name: 'shrinking', dimensions: DIMENSIONS })).body.id as string;
+      const ids: string[] = [];
+      for (let i = 30; i < 36; i++) {
+        const doc = corpus.document(i);
+        ids.push((await ingest(app, tenant.key, { knowledge_base_id: shrinking, title: doc.title, content: doc.content })).documentId);
+      }
+      await (await started(make())).close();
+      // Four of its six documents go while the index is down: its saved segment is mostly stale.
+      for (const id of ids.slice(0, 4)) assert.equal((await api('DELETE', `/v1/documents/${id}`)).status, 204);
+      const index = await started(make());
+      try {
+        assert.deepEqual(
+          { from: index.loadReport?.from, reloaded: index.loadReport?.reloaded, dropped: index.loadReport?.dropped },
+          { from: 'snapshot', reloaded: 2, dropped: 4 },
+          'the two documents left are read again from the tables; the other knowledge base comes from the snapshot',
+        );
+        const shrunk = { ...filter(), knowledgeBaseIds: [shrinking] };
+        const found = await index.search({ filter: shrunk, dimensions: DIMENSIONS, vector: embedder.embedText(corpus.document(34).title, DIMENSIONS), limit: 500 });
+        const { rows } = await db.query<{ id: string }>('SELECT id FROM chunks WHERE tenant_id = $1 AND knowledge_base_id = $2', [tenant.id, shrinking]);
+        assert.deepEqual(found.map((h) => h.chunkId).sort(), rows.map((r) => r.id).sort(), 'exactly the chunks of the documents left');
+        const fromTables = await started(make({ snapshotDir: undefined }));
+        try {
+          assert.deepEqual(await answers(index), await answers(fromTables), 'the other knowledge base as the tables give it');
+        } finally {
+          await fromTables.close();
+        }
+      } finally {
+        await index.close();
+      }
+    });
   });
 }
 

@@ -231,8 +231,24 @@ export class FlatVectorIndex implements VectorIndex {
       return { refused: err instanceof Error ? err.message : String(err) };
     }
     if (!snapshot) return {};
+    const ready = new Map((await this.loader.readyDocuments()).map((d) => [d.id, d.version]));
+    const records = new Map((await this.loader.corpusRecords()).map((r) => [`${r.corpusId}/${r.recordId}`, r]));
+    // Owners gone from the tables are dropped; owners new, or of another version there, read again.
+    let reloaded = 0;
+    let dropped = 0;
     const documentSetup: SegmentSetup<IndexedDocument> = { scanner: this.scanner, labels: documentLabels, keywords: this.options.keywords, graphPolicy: this.options.graph };
     for (const { group, id, state, graphFile } of snapshot.segments) {
+      // A segment most of whose owners the tables no longer hold as saved (a snapshot of another
+      // database, or one restored from an older backup) is not restored: removing its rows one by
+      // one from a large graph takes minutes, reading its current owners from the tables does not.
+      const current = state.owners.filter((o) => {
+        const { key, version } = o as { key: string; version?: unknown };
+        return (group === 'corpus' ? records.get(`${id}/${key}`)?.version : ready.get(key)) === version;
+      }).length;
+      if (current * 2 < state.owners.length) {
+        dropped += state.owners.length - current;
+        continue;
+      }
       if (group === 'corpus') {
         const setup: SegmentSetup<IndexedRecord> = { scanner: this.scanner, labels: recordLabels, keywords: this.options.keywords, graphPolicy: this.options.graph };
         this.corpora.set(id, Segment.restore(state as never, graphFile, setup));
@@ -241,11 +257,7 @@ export class FlatVectorIndex implements VectorIndex {
         (group === 'otherEmbedder' ? this.otherEmbedders : this.knowledgeBases).set(id, restored);
       }
     }
-    // Owners gone from the tables are dropped; owners new, or of another version there, read again.
-    let reloaded = 0;
-    let dropped = 0;
     // Documents.
-    const ready = new Map((await this.loader.readyDocuments()).map((d) => [d.id, d.version]));
     // A document may have owners in two segments (its embedder's and, for its lexemes, others').
     const held = new Set<string>();
     for (const segments of [this.knowledgeBases, this.otherEmbedders]) {
@@ -263,7 +275,6 @@ export class FlatVectorIndex implements VectorIndex {
     for (let i = 0; i < stale.length; i += 1000) await this.loadDocuments(stale.slice(i, i + 1000));
     reloaded += stale.length;
     // Corpus records.
-    const records = new Map((await this.loader.corpusRecords()).map((r) => [`${r.corpusId}/${r.recordId}`, r]));
     for (const [corpusId, segment] of this.corpora) {
       for (const [key, owner] of [...segment.owners]) {
         const record = records.get(`${corpusId}/${key}`);
