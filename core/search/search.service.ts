@@ -303,7 +303,6 @@ export class SearchService {
       }
       const c = details.get(id);
       if (!c) continue;
-      matched.push(found(id));
       results.push({
         content: c.content,
         score,
@@ -315,6 +314,7 @@ export class SearchService {
         chunk_index: c.chunk_index,
         document_tags: c.doc_tags,
       });
+      matched.push(found(id));
     }
     return { results, matched, knowledgeBases: kbs };
   }

@@ -233,6 +233,9 @@ export class FlatVectorIndex implements VectorIndex {
     if (!snapshot) return {};
     const ready = new Map((await this.loader.readyDocuments()).map((d) => [d.id, d.version]));
     const records = new Map((await this.loader.corpusRecords()).map((r) => [`${r.corpusId}/${r.recordId}`, r]));
+    /** Whether the tables hold a saved owner — a document, or a record of the corpus `corpusId` — as it was saved. */
+    const asSaved = (owner: { key: string; version?: unknown }, corpusId?: string) =>
+      (corpusId === undefined ? ready.get(owner.key) : records.get(`${corpusId}/${owner.key}`)?.version) === owner.version;
     // Owners gone from the tables are dropped; owners new, or of another version there, read again.
     let reloaded = 0;
     let dropped = 0;
@@ -241,10 +244,7 @@ export class FlatVectorIndex implements VectorIndex {
       // A segment most of whose owners the tables no longer hold as saved (a snapshot of another
       // database, or one restored from an older backup) is not restored: removing its rows one by
       // one from a large graph takes minutes, reading its current owners from the tables does not.
-      const current = state.owners.filter((o) => {
-        const { key, version } = o as { key: string; version?: unknown };
-        return (group === 'corpus' ? records.get(`${id}/${key}`)?.version : ready.get(key)) === version;
-      }).length;
+      const current = state.owners.filter((owner) => asSaved(owner, group === 'corpus' ? id : undefined)).length;
       if (current * 2 < state.owners.length) {
         dropped += state.owners.length - current;
         continue;
@@ -263,7 +263,7 @@ export class FlatVectorIndex implements VectorIndex {
     for (const segments of [this.knowledgeBases, this.otherEmbedders]) {
       for (const segment of segments.values()) {
         for (const [key, owner] of [...segment.owners]) {
-          if (ready.get(key) === owner.version) held.add(key);
+          if (asSaved(owner)) held.add(key);
           else {
             segment.remove(key);
             dropped++;
@@ -277,8 +277,7 @@ export class FlatVectorIndex implements VectorIndex {
     // Corpus records.
     for (const [corpusId, segment] of this.corpora) {
       for (const [key, owner] of [...segment.owners]) {
-        const record = records.get(`${corpusId}/${key}`);
-        if (record?.version === owner.version) records.delete(`${corpusId}/${key}`);
+        if (asSaved(owner, corpusId)) records.delete(`${corpusId}/${key}`);
         else {
           segment.remove(key);
           dropped++;
