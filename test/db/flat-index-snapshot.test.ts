@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,9 @@ import { DEFAULT_GRAPH_POLICY } from '../../core/adapters/flat-index/vector-grap
 import { LexicalEmbedder } from '../../core/adapters/lexical.embedder.js';
 import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import type { Database } from '../../core/db/database.js';
+import { migrate } from '../../core/db/migrator.js';
+import { openPgliteDatabase } from '../../core/db/pglite.database.js';
+import { readDatabaseId } from '../../core/instance/database-identity.repository.js';
 import type { ChunkFilter } from '../../core/search/chunk-filter.js';
 import { keywordRanking } from '../../core/search/search.repository.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
@@ -33,8 +37,8 @@ for (const database of testDatabases()) {
     const documents: string[] = [];
 
     // Every segment gets a graph (the lexical embedder's vectors would not otherwise), so its file is snapshotted too.
-    const make = (options: Partial<FlatVectorIndexOptions> = {}) =>
-      new FlatVectorIndex(db, embedder.id, new PgVectorIndex(db, { graphs: false }), silent, {
+    const make = (options: Partial<FlatVectorIndexOptions> = {}, on: Database = db) =>
+      new FlatVectorIndex(on, embedder.id, new PgVectorIndex(on, { graphs: false }), silent, {
         threads: 1,
         snapshotDir: dir,
         graph: { ...DEFAULT_GRAPH_POLICY, minBytes: 1, minDensity: 0 },
@@ -241,6 +245,65 @@ for (const database of testDatabases()) {
         assert.match(other.loadReport?.snapshotRefused ?? '', /taken with embedder/);
       } finally {
         await other.close();
+      }
+    });
+
+    it('refuses a snapshot of another database: an index started on a fresh one reads its tables and serves exactly its rows', async function () {
+      this.timeout(120_000);
+      await (await started(make())).close();
+      const other = await openPgliteDatabase('memory://');
+      try {
+        await migrate(other);
+        const otherApp = await startTestApp(other);
+        try {
+          const owner = await createTenant(otherApp, 'enterprise');
+          const otherKb = (await client(otherApp.url, owner.key)('POST', '/v1/knowledge-bases', { name: 'elsewhere', dimensions: DIMENSIONS })).body.id as string;
+          for (let i = 0; i < 3; i++) await ingest(otherApp, owner.key, { knowledge_base_id: otherKb, title: `Elsewhere ${i}`, content: corpus.document(i).content });
+          const index = await started(make({}, other));
+          try {
+            assert.equal(index.loadReport?.from, 'tables', JSON.stringify(index.loadReport));
+            assert.equal(index.loadReport?.snapshotRefused, `taken of database ${await readDatabaseId(db)}, not of this one (${await readDatabaseId(other)})`);
+            const vector = embedder.embedText(corpus.query(0, 0), DIMENSIONS);
+            const theirs = { ...filter(), scope: { tenantId: owner.id, subTenantId: null }, knowledgeBaseIds: [otherKb] };
+            const found = await index.search({ filter: theirs, dimensions: DIMENSIONS, vector, limit: 500 });
+            const { rows } = await other.query<{ id: string }>('SELECT id FROM chunks WHERE tenant_id = $1', [owner.id]);
+            assert.deepEqual(found.map((h) => h.chunkId).sort(), rows.map((r) => r.id).sort(), "exactly the fresh database's chunks");
+            assert.deepEqual(await index.search({ filter: filter(), dimensions: DIMENSIONS, vector, limit: 10 }), [], "nothing of the snapshot's database");
+          } finally {
+            await index.close();
+          }
+          const next = await started(make({}, other));
+          await next.close();
+          assert.equal(next.loadReport?.from, 'snapshot', 'the refused snapshot was replaced by one of this database at close');
+        } finally {
+          await otherApp.close();
+        }
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('refuses a snapshot that names no database (written before databases had ids), reading the tables instead', async () => {
+      await (await started(make())).close();
+      const generation = await currentGeneration(dir);
+      const manifest = JSON.parse(await fs.readFile(path.join(generation, 'manifest.json'), 'utf8')) as { databaseId?: string };
+      delete manifest.databaseId;
+      // Otherwise intact: its manifest's hash in CURRENT is that of the rewritten text.
+      const text = JSON.stringify(manifest);
+      await fs.writeFile(path.join(generation, 'manifest.json'), text);
+      await fs.writeFile(path.join(dir, 'CURRENT'), `${path.basename(generation)}\n${createHash('sha256').update(text).digest('hex')}\n`);
+      const index = await started(make());
+      try {
+        assert.equal(index.loadReport?.from, 'tables');
+        assert.match(index.loadReport?.snapshotRefused ?? '', /^names no database, not of this one \(/);
+        const reference = await started(make({ snapshotDir: undefined }));
+        try {
+          assert.deepEqual((await answers(index)).at(-1), (await answers(reference)).at(-1), 'keyword answers as the tables give them');
+        } finally {
+          await reference.close();
+        }
+      } finally {
+        await index.close();
       }
     });
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
 import { tsvectorOccurrences } from '../../db/tsvector.js';
+import { readDatabaseId } from '../../instance/database-identity.repository.js';
 import { type KeywordHit, type KeywordSearchParams, compareKeywordHits } from '../../ports/keyword-index.js';
 import { type DocumentIndexed, type KnownVectors, type VectorHit, type VectorIndex, type VectorIndexStatus, compareHits } from '../../ports/vector-index.js';
 import {
@@ -119,6 +120,8 @@ export class FlatVectorIndex implements VectorIndex {
   private readonly scanner: VectorScanner;
   private readonly loader: ChunkLoader;
   private readonly snapshots: SnapshotStore | undefined;
+  /** The database's id, read at start when snapshots are kept: each one names it. */
+  private databaseId: string | undefined;
   /** Whether anything changed since the last snapshot (or the load). */
   private changed = false;
   private snapshotTimer: NodeJS.Timeout | undefined;
@@ -184,8 +187,8 @@ export class FlatVectorIndex implements VectorIndex {
    * memory later changes do not touch. One snapshot at a time.
    */
   async snapshot(): Promise<void> {
-    const store = this.snapshots;
-    if (!store || !this.loadedFlag || this.snapshotting) return;
+    const { snapshots: store, databaseId } = this;
+    if (!store || databaseId === undefined || !this.loadedFlag || this.snapshotting) return;
     this.snapshotting = true;
     const started = Date.now();
     const generation = await store.begin();
@@ -204,7 +207,8 @@ export class FlatVectorIndex implements VectorIndex {
         return Promise.resolve();
       });
       const segments = await Promise.all(taken);
-      await store.write(generation, { embedderId: this.embedderId, keywords: this.options.keywords, takenAt: takenAt.toISOString() }, segments);
+      const header = { databaseId, embedderId: this.embedderId, keywords: this.options.keywords, takenAt: takenAt.toISOString() };
+      await store.write(generation, header, segments);
       this.log.info({ segments: segments.length, ms: Date.now() - started }, 'vector index snapshot written');
     } catch (err) {
       this.changed = true;
@@ -218,14 +222,16 @@ export class FlatVectorIndex implements VectorIndex {
   /**
    * Restores the segments from the current snapshot, then brings them up to date with the tables:
    * owners gone from them are dropped, owners new or changed since the snapshot read again. A
-   * snapshot that is missing gives nothing; one that is torn, altered or of another embedder is
-   * refused (and the caller reads the tables).
+   * snapshot that is missing gives nothing; one that is torn, altered, of another database (or
+   * that names none) or of another embedder is refused (and the caller reads the tables; the next
+   * snapshot replaces it).
    */
   private async restoreSnapshot(): Promise<{ report?: LoadReport; refused?: string }> {
     if (!this.snapshots) return {};
+    this.databaseId = await readDatabaseId(this.db);
     let snapshot;
     try {
-      snapshot = await this.snapshots.read({ embedderId: this.embedderId, keywords: this.options.keywords });
+      snapshot = await this.snapshots.read({ databaseId: this.databaseId, embedderId: this.embedderId, keywords: this.options.keywords });
     } catch (err) {
       if (!(err instanceof InvalidSnapshot)) this.log.error({ err }, 'reading the vector index snapshot failed');
       return { refused: err instanceof Error ? err.message : String(err) };

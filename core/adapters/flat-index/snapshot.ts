@@ -7,8 +7,10 @@ import type { Owner, SegmentState } from './segment.js';
 /** Which of the flat index's maps a segment belongs to. */
 export type SegmentGroup = 'knowledgeBase' | 'otherEmbedder' | 'corpus';
 
-/** What a snapshot says about itself: whose vectors, and when (by the database's clock) it was taken. */
+/** What a snapshot says about itself: of which database, whose vectors, and when (by the database's clock) it was taken. */
 export interface SnapshotHeader {
+  /** The id of the database whose tables the snapshot holds (see readDatabaseId). */
+  databaseId: string;
   embedderId: string;
   keywords: boolean;
   takenAt: string;
@@ -31,8 +33,10 @@ interface ManifestEntry {
   graphSha256?: string;
 }
 
-interface Manifest extends SnapshotHeader {
+interface Manifest extends Omit<SnapshotHeader, 'databaseId'> {
   format: number;
+  /** Absent from snapshots written before databases had ids. */
+  databaseId?: string;
   segments: ManifestEntry[];
 }
 
@@ -110,7 +114,8 @@ export class SnapshotStore {
 
   /**
    * The current snapshot, checked: undefined when there is none; InvalidSnapshot (thrown) when it
-   * is torn, altered, of another format or of another embedder or keyword setting.
+   * is torn, altered, of another format, of another database (or names none) or of another
+   * embedder or keyword setting.
    */
   async read(expected: Omit<SnapshotHeader, 'takenAt'>): Promise<{ header: SnapshotHeader; segments: SnapshotSegment[] } | undefined> {
     const current = await fs.readFile(path.join(this.dir, CURRENT), 'utf8').catch((err: NodeJS.ErrnoException) => {
@@ -127,6 +132,10 @@ export class SnapshotStore {
     if (createHash('sha256').update(text).digest('hex') !== manifestHash) throw new InvalidSnapshot('the manifest does not match its hash');
     const manifest = JSON.parse(text) as Manifest;
     if (manifest.format !== FORMAT) throw new InvalidSnapshot(`format ${manifest.format}, not ${FORMAT}`);
+    if (manifest.databaseId !== expected.databaseId) {
+      const taken = manifest.databaseId ? `taken of database ${manifest.databaseId}` : 'names no database';
+      throw new InvalidSnapshot(`${taken}, not of this one (${expected.databaseId})`);
+    }
     if (manifest.embedderId !== expected.embedderId) throw new InvalidSnapshot(`taken with embedder ${manifest.embedderId}`);
     if (manifest.keywords !== expected.keywords) throw new InvalidSnapshot('taken with another keyword setting');
     const segments: SnapshotSegment[] = [];
@@ -141,7 +150,7 @@ export class SnapshotStore {
       segments.push({ group: entry.group, id: entry.id, state, graphFile });
     }
     const { embedderId, keywords, takenAt } = manifest;
-    return { header: { embedderId, keywords, takenAt }, segments };
+    return { header: { databaseId: expected.databaseId, embedderId, keywords, takenAt }, segments };
   }
 
   private async writeSegment(file: string, state: SegmentState<Owner>): Promise<string> {
