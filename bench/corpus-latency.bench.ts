@@ -202,7 +202,8 @@ async function main(): Promise<void> {
   const { database } = loadConfig({ PGLITE_SHARED_BUFFERS: process.env.PGLITE_SHARED_BUFFERS });
   const db = await openPgliteDatabase(path.join(dataDir, 'pgdata'), database.kind === 'embedded' ? { sharedBuffers: database.sharedBuffers } : {});
   await migrate(db);
-  const config = loadConfig({ LOG_LEVEL: 'silent', VECTOR_INDEX: process.env.VECTOR_INDEX });
+  // The flat index's snapshots go to dataDir/vector-index, with the database (kept with it, or removed).
+  const config = loadConfig({ LOG_LEVEL: 'silent', VECTOR_INDEX: process.env.VECTOR_INDEX, DATA_DIR: dataDir });
   const pgvector = config.vectorIndex.kind === 'pgvector';
   const runtime = await createRuntime(db, config, log);
   runtime.maintenance?.start(); // as `npm start` does: planner statistics, vacuum

@@ -75,7 +75,8 @@ const raw = await openPgliteDatabase('memory://');
 await migrate(raw);
 if (values.sql) await raw.exec(await fs.readFile(values.sql, 'utf8'));
 const db = timedDatabase(raw);
-const runtime = await createRuntime(db, loadConfig({ JOB_CONCURRENCY: values.concurrency, LOG_LEVEL: 'silent' }), pino({ level: 'silent' }));
+// No snapshots of the flat index: the database lives in memory, and the default place (./data) is shared.
+const runtime = await createRuntime(db, loadConfig({ JOB_CONCURRENCY: values.concurrency, LOG_LEVEL: 'silent', VECTOR_SNAPSHOT_DIR: 'off' }), pino({ level: 'silent' }));
 runtime.maintenance?.start(); // as `npm start` does
 try {
   const { services } = runtime;

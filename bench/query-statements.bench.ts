@@ -57,7 +57,9 @@ const timed: Queryable['query'] = async <T>(sql: string, params?: readonly SqlPa
 };
 db.query = timed;
 
-const runtime = await createRuntime(db, loadConfig({ LOG_LEVEL: 'silent', KEYWORD_INDEX: process.env.KEYWORD_INDEX }), log);
+// The flat index's snapshot that bench kept beside the database.
+const config = loadConfig({ LOG_LEVEL: 'silent', KEYWORD_INDEX: process.env.KEYWORD_INDEX, VECTOR_SNAPSHOT_DIR: `${values.data}.vector-index` });
+const runtime = await createRuntime(db, config, log);
 const mode = values.mode as SearchOptions['mode'];
 if (!['hybrid', 'vector', 'keyword'].includes(mode)) throw new Error('--mode is hybrid, vector or keyword');
 const { embedder, vectorIndex, keywordIndex } = runtime.services.adapters;

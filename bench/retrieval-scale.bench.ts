@@ -185,7 +185,10 @@ async function timeCalls(
 async function runSize(size: number, concurrency: number, ingestOnly: boolean): Promise<SizeResult> {
   const log = pino({ level: 'silent' });
   const keep = options.keepData && options.storage === 'disk' && !ingestOnly ? path.resolve(options.keepData, String(size)) : undefined;
-  if (keep) await fs.rm(keep, { recursive: true, force: true });
+  // A kept database keeps the flat index's snapshot beside it (bench/query-statements.bench.ts reads
+  // both); otherwise there is none (the default place, ./data, would be shared with other runs).
+  const snapshotDir = keep ? `${keep}.vector-index` : 'off';
+  if (keep) for (const dir of [keep, snapshotDir]) await fs.rm(dir, { recursive: true, force: true });
   const dataDir =
     options.storage === 'memory' ? 'memory://' : (keep ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'lore-retrieval-'))));
   // PGLITE_SHARED_BUFFERS from the environment, as `npm start` reads it (the HNSW graph of 100k chunks needs ~1GB).
@@ -193,7 +196,13 @@ async function runSize(size: number, concurrency: number, ingestOnly: boolean): 
   const db = await openPgliteDatabase(dataDir, database.kind === 'embedded' ? { sharedBuffers: database.sharedBuffers } : {});
   try {
     await migrate(db);
-    const config = loadConfig({ JOB_CONCURRENCY: String(concurrency), LOG_LEVEL: 'silent', VECTOR_INDEX: process.env.VECTOR_INDEX, KEYWORD_INDEX: process.env.KEYWORD_INDEX });
+    const config = loadConfig({
+      JOB_CONCURRENCY: String(concurrency),
+      LOG_LEVEL: 'silent',
+      VECTOR_INDEX: process.env.VECTOR_INDEX,
+      KEYWORD_INDEX: process.env.KEYWORD_INDEX,
+      VECTOR_SNAPSHOT_DIR: snapshotDir,
+    });
     const runtime = await createRuntime(db, config, log);
     runtime.maintenance?.start(); // as `npm start` does: planner statistics, vacuum
     try {

@@ -115,7 +115,9 @@ export async function startBenchLore(env: Record<string, string | undefined>, te
   const db = await openPgliteDatabase('memory://');
   try {
     await migrate(db);
-    const runtime = await createRuntime(db, loadConfig(env), log);
+    // No snapshots of the flat index: a fresh in-memory database has none to read back, and the
+    // default place (./data/vector-index) would be shared with every other run.
+    const runtime = await createRuntime(db, loadConfig({ ...env, VECTOR_SNAPSHOT_DIR: 'off' }), log);
     runtime.maintenance?.start();
     const { services } = runtime;
     const { tenant, apiKey } = await services.tenants.create({ name: tenantName, plan: 'enterprise' });
