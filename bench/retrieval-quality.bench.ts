@@ -28,6 +28,9 @@
  * configuration (Lore ORs the lexemes of all of them), and ts_rank_cd (cover density, Lore's ranking
  * until 2026-11) in place of ts_rank, with every query word selecting rows.
  *
+ * `--dump FILE` appends a JSON line per query (its relevant pages, each system's first ten pages and
+ * nDCG@10), to read where Lore and the peer differ query by query; refused on the held-back collection.
+ *
  * Keyword search is the one KEYWORD_INDEX names (`flat`, in memory, by default, which ranks every
  * row holding a query word; `postgres` in the database). `--match-row-budget N` searches in the database instead
  * (PostgresKeywordIndex) with that row budget (MATCH_ROW_BUDGET is 300): about 70 makes these
@@ -62,7 +65,7 @@
  * Usage: npx tsx bench/retrieval-quality.bench.ts [--collection help] [--languages en,de] [--queries 300]
  *          [--seed 1] [--query-sets entries[,heads]] [--variants k,weights,candidates[,chunks] | all | none]
  *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
- *          [--diagnostics] [--match-row-budget N] [--cache .bench/libreoffice]
+ *          [--diagnostics] [--dump FILE] [--match-row-budget N] [--cache .bench/libreoffice]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
  *          [--cross en>es,es>en,… [--cross-queries N (default --queries)] [--untranslated-weights 0.25,0]
@@ -77,6 +80,7 @@
  * pairs of 100 queries added 16 minutes (2026-11-26, a loaded machine): an uncached Apertium run
  * took ~0.5 s, a pair chained through Spanish (or a query translated into two languages) twice that.
  */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -134,6 +138,7 @@ const { values } = parseArgs({
     'chunk-languages': { type: 'string', default: 'en' },
     'chunk-sizes': { type: 'string', default: '600,1500' },
     check: { type: 'string', default: '20' },
+    dump: { type: 'string' },
     diagnostics: { type: 'boolean', default: false },
     tune: { type: 'boolean', default: false },
     feedback: { type: 'boolean', default: false },
@@ -195,9 +200,11 @@ const variantGroups = new Set(
 );
 // Fusion variants, chunk sizes and the ranking what-ifs are there to choose settings: choosing
 // them on the held-back collection would make it one more tuning set.
-if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback)) {
-  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune or --feedback');
+if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback || values.dump)) {
+  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune, --feedback or --dump');
 }
+/** `--dump FILE`: every query's relevant pages and each system's first ten pages, a JSON line each (appended). */
+const dumpFile = values.dump === undefined ? undefined : path.resolve(values.dump);
 const crossPairs = values.cross === undefined ? [] : parseCrossPairs(values.cross, Object.keys(HELP_PACKAGES));
 // The manual pages are not parallel across languages (each language has its own page set).
 if (heldBack && crossPairs.length) throw new Error('--cross needs the help collection, whose pages are the same in every language');
@@ -516,11 +523,7 @@ type PerQuery = Record<Metric, number[]>;
 function score<C>(run: { candidates: C[]; queries: RetrievalQuery[]; pageOfChunk: Map<string, string> }, rank: (c: C) => string[]): PerQuery {
   const out: PerQuery = { ndcg: [], mrr: [], recall: [] };
   for (const [i, q] of run.queries.entries()) {
-    const pages: string[] = [];
-    for (const chunk of rank(run.candidates[i]!)) {
-      const page = run.pageOfChunk.get(chunk)!;
-      if (!pages.includes(page)) pages.push(page);
-    }
+    const pages = pagesOf(rank(run.candidates[i]!), run.pageOfChunk);
     const { ndcg, recall } = rankingScore(pages, q.relevant, TOP_K);
     const first = pages.slice(0, TOP_K).findIndex((p) => q.relevant.has(p));
     out.ndcg.push(ndcg);
@@ -528,6 +531,16 @@ function score<C>(run: { candidates: C[]; queries: RetrievalQuery[]; pageOfChunk
     out.recall.push(recall);
   }
   return out;
+}
+
+/** The distinct pages of ranked chunks, each at its first (best) rank. */
+function pagesOf(chunks: string[], pageOfChunk: Map<string, string>): string[] {
+  const pages: string[] = [];
+  for (const chunk of chunks) {
+    const page = pageOfChunk.get(chunk)!;
+    if (!pages.includes(page)) pages.push(page);
+  }
+  return pages;
 }
 
 const rankOf = (system: System) => (c: Candidates): string[] => (system === 'hybrid' ? fuse(c, PRODUCT_OPTIONS) : c[system].slice(0, TOP_K));
@@ -766,6 +779,15 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
       const english = englishQueries[set];
       const sameAsEnglish = queries.filter((q) => [...q.relevant].some((p) => english.has(`${p}\t${q.query.toLocaleLowerCase('und')}`))).length;
       setRuns.push({ set, eligible, sameAsEnglish, retrieved, ...base, modes });
+      if (dumpFile) {
+        const lines = queries.map((q, i) => {
+          const c = retrieved.candidates[i]!;
+          const ranked = Object.fromEntries(SYSTEMS.map((m) => [m, pagesOf(rankOf(m)(c), target.pageOfChunk).slice(0, TOP_K)]));
+          const ndcg = Object.fromEntries(SYSTEMS.map((m) => [m, modes[m].ndcg[i]]));
+          return JSON.stringify({ language: help.language, set, query: q.query, relevant: [...q.relevant], ndcg, ranked });
+        });
+        await fs.appendFile(dumpFile, `${lines.join('\n')}\n`);
+      }
       console.log(
         `  ${set}: ${queries.length} of ${eligible} eligible ${heldBack ? 'descriptions' : 'terms'}; nDCG@10 ` +
           SYSTEMS.map((m) => `${SYSTEM_LABELS[m]} ${fmt(mean(modes[m].ndcg))}`).join(', ') +
