@@ -9,8 +9,8 @@
  * keyword-only, vector-only and fused (hybrid) search and for a plain BM25 library on the same
  * chunks (bench/bm25-peer.ts), once over title and text and once over the text alone, which is all
  * Lore's keyword index holds; ingestion throughput and query latency; then fusion variants (RRF k,
- * weights, candidates per retriever; with `surface`, the peer's ranking fused as a third list, a
- * what-if of an unstemmed keyword leg) and, with `--variants …,chunks`, chunk sizes (re-ingesting
+ * weights, candidates per retriever; with `peer`, the BM25 peer's ranking fused as a third list, a
+ * what-if of a second keyword leg) and, with `--variants …,chunks`, chunk sizes (re-ingesting
  * `--chunk-languages`).
  *
  * Each query runs once per retriever, through `SearchService` in `vector` and in `keyword` mode
@@ -64,7 +64,7 @@
  * later runs reuse them. The manual pages also need groff, and are rendered once into that cache.
  *
  * Usage: npx tsx bench/retrieval-quality.bench.ts [--collection help] [--languages en,de] [--queries 300]
- *          [--seed 1] [--query-sets entries[,heads]] [--variants k,weights,candidates[,surface][,chunks] | all | none]
+ *          [--seed 1] [--query-sets entries[,heads]] [--variants k,weights,candidates[,peer][,chunks] | all | none]
  *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
  *          [--diagnostics] [--dump FILE] [--match-row-budget N] [--cache .bench/libreoffice]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
@@ -193,7 +193,7 @@ type BenchQuerySet = QuerySet | 'descriptions';
 const querySets = heldBack
   ? oneOf<BenchQuerySet>('query-sets', list(values['query-sets'] ?? 'descriptions'), ['descriptions'])
   : oneOf<BenchQuerySet>('query-sets', list(values['query-sets'] ?? 'entries'), ['entries', 'heads']);
-const VARIANT_GROUPS = ['k', 'weights', 'candidates', 'surface', 'chunks'] as const;
+const VARIANT_GROUPS = ['k', 'weights', 'candidates', 'peer', 'chunks'] as const;
 type VariantGroup = (typeof VARIANT_GROUPS)[number];
 const variantsArg = values.variants ?? (heldBack ? 'none' : 'k,weights,candidates');
 const variantGroups = new Set(
@@ -511,7 +511,7 @@ function fuse(c: Candidates, options: FusionSettings, keyword = c.keyword): stri
   const limit = Math.max(options.minCandidates, options.candidateFactor * TOP_K);
   if (limit > MAX_CANDIDATES) throw new Error(`a variant needs ${limit} candidates; MAX_CANDIDATES is ${MAX_CANDIDATES}`);
   const lists = [c.vector.slice(0, limit), keyword.slice(0, limit)];
-  // A third weight fuses the peer's ranking too: what an unstemmed BM25 leg would add (`--variants surface`).
+  // A third weight fuses the peer's ranking too: what a second keyword leg would add (`--variants peer`).
   if (options.fusion.weights.length > 2) lists.push(c.peer.slice(0, limit));
   return reciprocalRankFusion(lists, options.fusion)
     .slice(0, TOP_K)
@@ -581,11 +581,11 @@ const K_VALUES = [5, 10, 20, 40, 60, 100];
 const WEIGHTS = [[0, 1], [1, 10], [1, 6], [1, 4], [1, 3], [1, 2], [2, 3], [1, 1], [3, 2], [2, 1], [3, 1]];
 const CANDIDATE_COUNTS = [10, 20, 30, 50, 100];
 /**
- * The peer's ranking (BM25 over unstemmed words, stop words kept, title and text) fused as a third
- * list: what an unstemmed keyword leg in SearchService would add to the product's two.
+ * The peer's ranking (BM25+ over unstemmed words, stop words kept, title and text) fused as a third
+ * list: what a second keyword leg in SearchService would add to the product's two.
  */
-const SURFACE_VARIANTS: FusionVariant[] = [5, 10, 20].flatMap((k) =>
-  [[1, 4, 1], [1, 4, 2], [1, 4, 3], [1, 4, 4]].map((w) => variant(`+ unstemmed (peer): k=${k}, v:kw:unstemmed ${w.join(':')}`, { k, weights: w })),
+const PEER_VARIANTS: FusionVariant[] = [5, 10, 20].flatMap((k) =>
+  [[1, 4, 1], [1, 4, 2], [1, 4, 3], [1, 4, 4]].map((w) => variant(`+ peer: k=${k}, v:kw:peer ${w.join(':')}`, { k, weights: w })),
 );
 /** One factor at a time around the defaults. */
 const FUSION_VARIANTS: FusionVariant[] = [
@@ -593,7 +593,7 @@ const FUSION_VARIANTS: FusionVariant[] = [
   ...(variantGroups.has('k') ? K_VALUES.filter((k) => k !== PRODUCT_OPTIONS.fusion.k).map((k) => variant(`k=${k}`, { k })) : []),
   ...(variantGroups.has('weights') ? WEIGHTS.filter((w) => w[0] !== w[1]).map((w) => variant(`vector:keyword ${w.join(':')}`, { weights: w })) : []),
   ...(variantGroups.has('candidates') ? CANDIDATE_COUNTS.filter((n) => n !== DEFAULT_CANDIDATES).map((n) => variant(`candidates ${n}`, {}, n)) : []),
-  ...(variantGroups.has('surface') ? SURFACE_VARIANTS : []),
+  ...(variantGroups.has('peer') ? PEER_VARIANTS : []),
 ];
 /** The full grid over the same values, for interactions the one-factor table misses. */
 const GRID: FusionVariant[] = K_VALUES.flatMap((k) =>
