@@ -1,18 +1,19 @@
 import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
-import { ALL_KEYWORD_ANALYSES, isOwnAnalysis, keywordAnalysis, ownAnalysisLexeme, postgresConfigs } from './text-search-config.js';
+import { ALL_KEYWORD_ANALYSES, isOwnAnalysis, keywordAnalysis, ownAnalysisLexeme, postgresConfigs, withSlashParts } from './text-search-config.js';
 import { queryLexemesSql, textsLexemesSql } from './search-sql.js';
 
 /**
  * The query's words, each as its forms: its lexemes under each analysis (its forms in each
  * language: PostgreSQL's configurations, see `queryLexemesSql`, and Lore's own), each with the
- * analyses that make it. Lexemes holding a backslash are left out (a tsquery would read it as an
- * escape); a word left with none is dropped.
+ * analyses that make it; a slash-joined word also as its words (withSlashParts, as chunks are
+ * indexed). Lexemes holding a backslash are left out (a tsquery would read it as an escape); a
+ * word left with none is dropped.
  */
 export async function queryLexemes(db: Queryable, query: string, analyses: readonly string[] = ALL_KEYWORD_ANALYSES): Promise<WordForms[]> {
   const configs = postgresConfigs(analyses);
-  const { rows } = await db.query<Record<string, string[]> & { w: string }>(queryLexemesSql(configs), [query]);
+  const { rows } = await db.query<Record<string, string[]> & { w: string }>(queryLexemesSql(configs), [withSlashParts(query)]);
   return wordsOfRows(rows, configs, analyses);
 }
 
@@ -20,7 +21,7 @@ export async function queryLexemes(db: Queryable, query: string, analyses: reado
 export async function textsLexemes(db: Queryable, texts: readonly string[], analyses: readonly string[] = ALL_KEYWORD_ANALYSES): Promise<WordForms[][]> {
   if (!texts.length) return [];
   const configs = postgresConfigs(analyses);
-  const { rows } = await db.query<Record<string, string[]> & { w: string; t: string }>(textsLexemesSql(configs), [[...texts]]);
+  const { rows } = await db.query<Record<string, string[]> & { w: string; t: string }>(textsLexemesSql(configs), [texts.map(withSlashParts)]);
   return texts.map((_, i) => wordsOfRows(rows.filter((row) => Number(row.t) === i + 1), configs, analyses));
 }
 

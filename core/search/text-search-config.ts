@@ -59,10 +59,28 @@ export function postgresConfigs(analyses: readonly string[] = ALL_KEYWORD_ANALYS
 }
 
 /**
- * What keyword search indexes of a chunk's (or its title's) text, before its configuration: a
- * Bulgarian text's stems without its stop words; a German or Dutch text with the parts of its
- * compounds (see Decompounder); any other as it is.
+ * What keyword search indexes of a chunk's (or its title's) text, before its configuration: the
+ * text with the words of its slash-joined words (withSlashParts), then a Bulgarian text's stems
+ * without its stop words; a German or Dutch text with the parts of its compounds (see
+ * Decompounder); any other as it is.
  */
 export function keywordText(decompounder: Decompounder, text: string, language: Language | null): string {
-  return language === 'bg' ? bulgarianKeywordText(text) : withCompoundParts(decompounder, text, language);
+  const split = withSlashParts(text);
+  return language === 'bg' ? bulgarianKeywordText(split) : withCompoundParts(decompounder, split, language);
+}
+
+/** Words joined by slashes ('rows/columns', 'antes/después', 'E/S'); not paths or addresses ('/etc/passwd', 'a/b/1', 'x.org/a'). */
+const SLASH_JOINED = /(?<![\p{L}\p{M}\p{N}/.:~_-])[\p{L}\p{M}]+(?:\/[\p{L}\p{M}]+)+(?![\p{L}\p{M}\p{N}/])/gu;
+
+/**
+ * The text followed by the words its slash-joined words are made of. PostgreSQL's parser keeps
+ * 'rows/columns' as one token (it reads it as a file path; 'antes/después' even becomes
+ * 'antes/despu' and 'és'), so a query for "insert rows/columns" matched neither "rows" nor
+ * "columns", nor a page's "rows/columns" a query for "columns". The joined token stays: chunks
+ * indexed before the parts were added still match a query holding it. Queries get the same
+ * (`queryLexemes`), so both sides hold both.
+ */
+export function withSlashParts(text: string): string {
+  const joined = text.match(SLASH_JOINED);
+  return joined ? `${text}\n${joined.map((words) => words.replaceAll('/', ' ')).join(' ')}` : text;
 }

@@ -81,5 +81,26 @@ for (const database of testDatabases()) {
       assert.deepEqual(await documentsFor('ученик'), [teachers.documentId], 'the stem\'s alternation (ученик, ученици)');
       assert.deepEqual(await documentsFor('в на и'), [], 'stop words alone find nothing');
     });
+
+    it('finds "rows/columns" by "columns", and "rows" and "columns" apart by "rows/columns" (PostgreSQL reads it as one token)', async function () {
+      this.timeout(60_000);
+      const t = await createTenant(app, 'standard');
+      const kb = (await client(app.url, t.key)('POST', '/v1/knowledge-bases', { name: 'help' })).body.id as string;
+      const page = (title: string, content: string) => ingest(app, t.key, { knowledge_base_id: kb, title, content });
+      const joined = await page('Inserting', 'To insert rows/columns into a table, choose Table - Insert and the number of them.');
+      const apart = await page('Deleting', 'Select the columns you no longer need, then delete them with the context menu.');
+      const neither = await page('Printing', 'A printer queue shows every job still waiting to be printed.');
+      // Another tenant's same text is never among the first tenant's results.
+      const other = await createTenant(app, 'standard');
+      const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x' })).body.id as string;
+      await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Inserting', content: 'Insert rows/columns, or delete columns.' });
+
+      const documentsFor = await keywordDocuments(app, t.key);
+      assert.deepEqual((await documentsFor('columns')).sort(), [joined.documentId, apart.documentId].sort(), 'the joined word is found by one of its words');
+      assert.deepEqual(await documentsFor('rows'), [joined.documentId]);
+      const both = await documentsFor('rows/columns');
+      assert.equal(both[0], joined.documentId, 'the page holding the joined word first');
+      assert.ok(both.includes(apart.documentId) && !both.includes(neither.documentId), 'a page holding one of its words too, no other');
+    });
   });
 }
