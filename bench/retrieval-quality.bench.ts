@@ -53,6 +53,11 @@
  * `mergeLanguages`).
  * B must be among `--languages`; A need not be.
  *
+ * `--collection packages` runs it on the second TUNING collection (bench/debian-packages.ts): Debian
+ * 12's package descriptions in English and as translated by the DDTP, each package a document (its
+ * long description) and its short description a known-item query, the shape of the held-back
+ * collection's queries; tuning options work on it as on the help.
+ *
  * `--collection manpages` runs the same measurement on the HELD-BACK collection (bench/manpages.ts):
  * Debian's translated manual pages (manpages-l10n; man-pages for English), each page's NAME
  * description a known-item query for that page. It is for checking only, never for tuning: fusion
@@ -60,7 +65,7 @@
  * confirmed or refuted there once, not adjusted until it passes.
  *
  * Needs apt-get and dpkg (Debian/Ubuntu) the first time: the packages are downloaded into
- * `--cache` (default `.bench/libreoffice`, or `.bench/manpages`; git-ignored) and unpacked there;
+ * `--cache` (default `.bench/libreoffice`, `.bench/debian-packages` or `.bench/manpages`; git-ignored) and unpacked there;
  * later runs reuse them. The manual pages also need groff, and are rendered once into that cache.
  *
  * Usage: npx tsx bench/retrieval-quality.bench.ts [--collection help] [--languages en,de] [--queries 300]
@@ -71,6 +76,7 @@
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
  *          [--cross en>es,es>en,… [--cross-queries N (default --queries)] [--untranslated-weights 0.25,0]
  *           [--translation-options '{"fusionK":5};{"shareWeights":true}']]
+ *        npx tsx bench/retrieval-quality.bench.ts --collection packages [--languages en,de,fr,es,it,nl] [--max-documents 3000] …
  *        npx tsx bench/retrieval-quality.bench.ts --collection manpages [--languages en,de,fr,es,it,nl,ro]
  *          [--queries 300] [--seed 1] [--max-documents 3000] [--check 20] [--match-row-budget N]
  * Six languages with `--variants none` took 8.5 minutes on two shared cores (2026-11-26): ~50 s of
@@ -117,6 +123,7 @@ import {
 import { CROSS_MODES, type CrossMode, type CrossPair, type CrossRun, pairLabel, parseCrossPairs, runCrossPair } from './cross-lingual.js';
 import { QUERY_TRANSLATION_OPTIONS, type QueryTranslationOptions } from '../core/translation/query-translation.service.js';
 import { MAN_PACKAGES, MIN_DESCRIPTION_WORDS, loadManCollection, loadManIndex } from './manpages.js';
+import { PACKAGE_LANGUAGES, loadPackageCollection, loadPackageIndex } from './debian-packages.js';
 import { ROOT, median, percentile, rankingScore, startBenchLore } from './support.js';
 
 /** A query's words under these configurations, and their ranking over these knowledge bases. */
@@ -171,15 +178,25 @@ function oneOf<T extends string>(name: string, given: string[], allowed: readonl
   return given as T[];
 }
 
-/** `help` is the collection settings are tuned on; `manpages` is held back, for checking only. */
-const COLLECTIONS = ['help', 'manpages'] as const;
+/**
+ * `help` and `packages` are the collections settings are tuned on (index terms; package
+ * descriptions, queries shaped like the held-back ones); `manpages` is held back, for checking only.
+ */
+const COLLECTIONS = ['help', 'packages', 'manpages'] as const;
 type CollectionName = (typeof COLLECTIONS)[number];
 const [collectionName] = oneOf<CollectionName>('collection', [values.collection], COLLECTIONS) as [CollectionName];
 const heldBack = collectionName === 'manpages';
-const COLLECTION_TITLES: Record<CollectionName, string> = { help: 'LibreOffice help', manpages: 'manual pages' };
+/** Known-item collections: each document's description is its query (the manual pages, the packages). */
+const described = collectionName !== 'help';
+const COLLECTION_TITLES: Record<CollectionName, string> = { help: 'LibreOffice help', packages: 'package descriptions', manpages: 'manual pages' };
+const COLLECTION_LANGUAGES: Record<CollectionName, readonly string[]> = {
+  help: Object.keys(HELP_PACKAGES),
+  packages: Object.keys(PACKAGE_LANGUAGES),
+  manpages: Object.keys(MAN_PACKAGES),
+};
 
 const languages = list(values.languages);
-oneOf('languages', languages, Object.keys(heldBack ? MAN_PACKAGES : HELP_PACKAGES));
+oneOf('languages', languages, COLLECTION_LANGUAGES[collectionName]);
 const queryCount = count('queries', values.queries);
 const seed = count('seed', values.seed);
 const maxRelevant = count('max-relevant', values['max-relevant']);
@@ -190,7 +207,7 @@ const maxDocuments = count('max-documents', values['max-documents']);
 const matchRowBudget = values['match-row-budget'] === undefined ? undefined : count('match-row-budget', values['match-row-budget']);
 /** The help's index entries or heads; the manual pages' NAME descriptions. */
 type BenchQuerySet = QuerySet | 'descriptions';
-const querySets = heldBack
+const querySets = described
   ? oneOf<BenchQuerySet>('query-sets', list(values['query-sets'] ?? 'descriptions'), ['descriptions'])
   : oneOf<BenchQuerySet>('query-sets', list(values['query-sets'] ?? 'entries'), ['entries', 'heads']);
 const VARIANT_GROUPS = ['k', 'weights', 'candidates', 'peer', 'chunks'] as const;
@@ -208,7 +225,7 @@ if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || 
 const dumpFile = values.dump === undefined ? undefined : path.resolve(values.dump);
 const crossPairs = values.cross === undefined ? [] : parseCrossPairs(values.cross, Object.keys(HELP_PACKAGES));
 // The manual pages are not parallel across languages (each language has its own page set).
-if (heldBack && crossPairs.length) throw new Error('--cross needs the help collection, whose pages are the same in every language');
+if (described && crossPairs.length) throw new Error('--cross needs the help collection, whose pages are the same in every language');
 const untargeted = crossPairs.find((p) => !languages.includes(p.target));
 if (untargeted) throw new Error(`--cross ${pairLabel(untargeted)}: ${untargeted.target} must be among --languages (its knowledge base is searched)`);
 /** The first this many of a language's sampled queries are asked across languages: a prefix of its own run's sample. */
@@ -244,7 +261,8 @@ const whatIfLabel = (options: Partial<QueryTranslationOptions>) =>
     .join(', ');
 const chunkLanguages = variantGroups.has('chunks') ? list(values['chunk-languages']).filter((l) => languages.includes(l)) : [];
 const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s));
-const cacheDir = path.resolve(ROOT, values.cache ?? (heldBack ? '.bench/manpages' : '.bench/libreoffice'));
+const DEFAULT_CACHES: Record<CollectionName, string> = { help: '.bench/libreoffice', packages: '.bench/debian-packages', manpages: '.bench/manpages' };
+const cacheDir = path.resolve(ROOT, values.cache ?? DEFAULT_CACHES[collectionName]);
 
 const TOP_K = 10;
 /** What the product searches with here: the defaults, with the fusion measured for the lexical embedder the bench ingests with. */
@@ -295,7 +313,7 @@ interface BenchCollection {
 }
 
 async function loadCollection(language: string): Promise<BenchCollection> {
-  if (!heldBack) {
+  if (!described) {
     const help = await loadHelpCollection(cacheDir, language);
     return {
       language,
@@ -305,9 +323,10 @@ async function loadCollection(language: string): Promise<BenchCollection> {
     };
   }
   // Drawn before the pages are capped, so that every judged page is among those ingested.
-  const man = await loadManCollection(cacheDir, language, { count: queryCount, seed, maxRelevant, maxDocuments });
+  const options = { count: queryCount, seed, maxRelevant, maxDocuments };
+  const man = heldBack ? await loadManCollection(cacheDir, language, options) : await loadPackageCollection(cacheDir, language, options);
   console.log(
-    `${language}: ${man.available} manual pages, ${man.described} with a description of ${MIN_DESCRIPTION_WORDS}+ words, ` +
+    `${language}: ${man.available} ${heldBack ? 'manual pages' : 'packages'}, ${man.described} with a description of ${MIN_DESCRIPTION_WORDS}+ words, ` +
       `${man.pages.length} kept as documents`,
   );
   return { language, version: man.version, pages: man.pages, sample: () => ({ queries: man.queries, eligible: man.eligible }) };
@@ -634,7 +653,11 @@ interface LanguageRun {
 
 /** The text an index term or description gives as a query in a query set. */
 const queryText = (term: string, set: BenchQuerySet): string => queryOf(term, set === 'descriptions' ? 'entries' : set);
-const englishIndex: IndexEntry[] = heldBack ? await loadManIndex(cacheDir, 'en') : await loadHelpIndex(cacheDir, 'en');
+const englishIndex: IndexEntry[] = heldBack
+  ? await loadManIndex(cacheDir, 'en')
+  : described
+    ? await loadPackageIndex(cacheDir, 'en')
+    : await loadHelpIndex(cacheDir, 'en');
 /** `page \t query` of the English index in each query set, to spot terms left untranslated. */
 const englishQueries = Object.fromEntries(
   querySets.map((set) => [set, new Set(englishIndex.map((e) => `${e.page}\t${queryText(e.term, set).toLocaleLowerCase('und')}`))]),
@@ -801,7 +824,7 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
         await fs.appendFile(dumpFile, `${lines.join('\n')}\n`);
       }
       console.log(
-        `  ${set}: ${queries.length} of ${eligible} eligible ${heldBack ? 'descriptions' : 'terms'}; nDCG@10 ` +
+        `  ${set}: ${queries.length} of ${eligible} eligible ${described ? 'descriptions' : 'terms'}; nDCG@10 ` +
           SYSTEMS.map((m) => `${SYSTEM_LABELS[m]} ${fmt(mean(modes[m].ndcg))}`).join(', ') +
           `; hybrid check ${retrieved.checked - retrieved.mismatches.length}/${retrieved.checked} identical`,
       );
@@ -838,7 +861,11 @@ console.log(
     ? `\nManual pages (${HELD_BACK_NOTE}): ${[...versions].join('; ')} (Debian); each page a document (title 'name(section)', ` +
         `text rendered by groff without its NAME section, at most ${maxDocuments} a language, every judged page kept); queries are ` +
         `NAME descriptions of ${MIN_DESCRIPTION_WORDS}+ words, the page relevant (every page of an identical description), ${setup}`
-    : `\nLibreOffice help ${[...versions].join(', ')} (Debian); queries are index terms ('--' between levels read as a space), ${setup}`,
+    : described
+      ? `\nDebian package descriptions: ${[...versions].join('; ')}; each package a document (title its name, text its long description, ` +
+        `at most ${maxDocuments} a language, every judged package kept); queries are short descriptions of ${MIN_DESCRIPTION_WORDS}+ words, ` +
+        `the package relevant (every package of an identical description), ${setup}`
+      : `\nLibreOffice help ${[...versions].join(', ')} (Debian); queries are index terms ('--' between levels read as a space), ${setup}`,
 );
 
 for (const set of querySets) {
@@ -858,7 +885,7 @@ for (const set of querySets) {
     ]);
     rows.push(['mean', '', '', '', ...SYSTEMS.map((m) => fmt(mean(rowsOf.map(({ s }) => mean(s.modes[m][metric])))))]);
     printTable(
-      `${METRIC_LABELS[metric]} (${set}; "as en": share of queries identical to an English ${heldBack ? 'description' : 'index term'} of the page)`,
+      `${METRIC_LABELS[metric]} (${set}; "as en": share of queries identical to an English ${described ? 'description' : 'index term'} of the page)`,
       ['language', 'docs', 'queries', 'as en', ...SYSTEMS.map((m) => SYSTEM_LABELS[m])],
       rows,
     );
