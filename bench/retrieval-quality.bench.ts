@@ -670,10 +670,14 @@ const numbers = (name: string, s: string): number[] =>
     if (!Number.isFinite(n) || n < 0) throw new Error(`--${name}: '${x}' is not a non-negative number`);
     return n;
   });
-const TUNE_GRID: Bm25Parameters[] = numbers('tune-k1', values['tune-k1']).flatMap((k1) =>
-  numbers('tune-b', values['tune-b']).flatMap((b) => numbers('tune-title', values['tune-title']).map((titleWeight) => ({ k1, b, titleWeight }))),
-);
 const tuneLabel = (p: Bm25Parameters) => `k1 ${p.k1}, b ${p.b}, title ${p.titleWeight}`;
+/** The grid, and the setting in use whether or not the grid holds it (every setting is compared with it). */
+const TUNE_GRID: Bm25Parameters[] = [
+  ...numbers('tune-k1', values['tune-k1']).flatMap((k1) =>
+    numbers('tune-b', values['tune-b']).flatMap((b) => numbers('tune-title', values['tune-title']).map((titleWeight) => ({ k1, b, titleWeight }))),
+  ),
+  DEFAULT_SEARCH_OPTIONS.bm25,
+].filter((p, i, all) => all.findIndex((q) => tuneLabel(q) === tuneLabel(p)) === i);
 /** Per language, keyword nDCG@10 per query for each TUNE_GRID setting (by label). */
 const tuned = new Map<string, Map<string, number[]>>();
 
