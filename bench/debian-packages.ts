@@ -23,9 +23,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { HelpPage, IndexEntry } from './libreoffice-help.js';
-import { sampleQueries } from './libreoffice-help.js';
-import { MIN_DESCRIPTION_WORDS, capPages, wordCount, type ManCollection, type ManPage } from './manpages.js';
+import type { IndexEntry } from './libreoffice-help.js';
+import { type CollectionOptions, type ManCollection, type ManPage, describedCollection, descriptionEntries } from './manpages.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -88,27 +87,13 @@ export function parseTranslationFile(text: string): ManPage[] {
   return pages;
 }
 
-/** Short descriptions of 3+ words as index entries (term = description). */
-function descriptionEntries(pages: readonly ManPage[]): IndexEntry[] {
-  return pages.filter((p) => wordCount(p.description) >= MIN_DESCRIPTION_WORDS).map((p) => ({ term: p.description, page: p.id }));
-}
-
 /**
  * One language's collection, drawn as the manual pages' is: `count` queries with `seed` from the
  * distinct descriptions, then the documents capped at `maxDocuments` keeping every judged package.
  */
-export async function loadPackageCollection(
-  cacheDir: string,
-  language: string,
-  options: { count: number; seed: number; maxRelevant: number; maxDocuments: number },
-): Promise<ManCollection> {
+export async function loadPackageCollection(cacheDir: string, language: string, options: CollectionOptions): Promise<ManCollection> {
   const { text, version } = await ensureTranslationFile(cacheDir, language);
-  const pages = parseTranslationFile(text);
-  const index = descriptionEntries(pages);
-  const { queries, eligible } = sampleQueries(index, new Set(pages.map((p) => p.id)), { set: 'entries', ...options });
-  const judged = new Set(queries.flatMap((q) => [...q.relevant]));
-  const kept: HelpPage[] = capPages(pages, judged, options.maxDocuments, options.seed).map(({ id, title, text: t }) => ({ id, title, text: t }));
-  return { language, version, pages: kept, available: pages.length, described: index.length, queries, eligible };
+  return describedCollection(language, version, parseTranslationFile(text), options);
 }
 
 /** The English descriptions, to tell which translated ones were left in English. */

@@ -245,12 +245,23 @@ export function capPages(pages: readonly ManPage[], judged: ReadonlySet<string>,
  * (grouped and sampled as the help's index terms are, by `sampleQueries`), then the documents
  * capped at `maxDocuments` keeping every judged page.
  */
-export async function loadManCollection(
-  cacheDir: string,
-  language: string,
-  options: { count: number; seed: number; maxRelevant: number; maxDocuments: number },
-): Promise<ManCollection> {
+export async function loadManCollection(cacheDir: string, language: string, options: CollectionOptions): Promise<ManCollection> {
   const { version, pages } = await loadManPages(cacheDir, language);
+  return describedCollection(language, version, pages, options);
+}
+
+export interface CollectionOptions {
+  count: number;
+  seed: number;
+  maxRelevant: number;
+  maxDocuments: number;
+}
+
+/**
+ * A known-item collection of described pages (manual pages, packages): the queries drawn from the
+ * descriptions of 3+ words, then the pages capped keeping every judged one.
+ */
+export function describedCollection(language: string, version: string, pages: readonly ManPage[], options: CollectionOptions): ManCollection {
   const index = descriptionEntries(pages);
   const { queries, eligible } = sampleQueries(index, new Set(pages.map((p) => p.id)), { set: 'entries', ...options });
   const judged = new Set(queries.flatMap((q) => [...q.relevant]));

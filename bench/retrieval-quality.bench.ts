@@ -324,7 +324,7 @@ async function loadCollection(language: string): Promise<BenchCollection> {
   }
   // Drawn before the pages are capped, so that every judged page is among those ingested.
   const options = { count: queryCount, seed, maxRelevant, maxDocuments };
-  const man = heldBack ? await loadManCollection(cacheDir, language, options) : await loadPackageCollection(cacheDir, language, options);
+  const man = await (heldBack ? loadManCollection : loadPackageCollection)(cacheDir, language, options);
   console.log(
     `${language}: ${man.available} ${heldBack ? 'manual pages' : 'packages'}, ${man.described} with a description of ${MIN_DESCRIPTION_WORDS}+ words, ` +
       `${man.pages.length} kept as documents`,
