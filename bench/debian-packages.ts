@@ -52,9 +52,15 @@ async function ensureTranslationFile(cacheDir: string, language: string): Promis
     if (!response.ok) throw new Error(`fetching ${ARCHIVE}/${file}: HTTP ${response.status}`);
     const packed = path.join(cacheDir, file);
     await fs.writeFile(packed, Buffer.from(await response.arrayBuffer()));
-    // Decompressed in place (the tool removes the packed file), then renamed into place.
-    await execFileAsync(file.endsWith('.xz') ? 'xz' : 'bzip2', ['-d', '-f', packed]);
-    text = await fs.readFile(plain, 'utf8');
+    // Decompressed beside it, then renamed into place: an interrupted run leaves no partial file to read.
+    const { stdout } = await execFileAsync(file.endsWith('.xz') ? 'xz' : 'bzip2', ['-d', '-c', packed], {
+      encoding: 'buffer',
+      maxBuffer: 1 << 30,
+    });
+    await fs.writeFile(`${plain}.partial`, stdout);
+    await fs.rename(`${plain}.partial`, plain);
+    await fs.rm(packed);
+    text = stdout.toString('utf8');
   }
   const sha = createHash('sha256').update(text).digest('hex').slice(0, 12);
   return { text, version: `bookworm ${path.basename(plain)} sha256:${sha}` };
