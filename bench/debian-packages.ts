@@ -98,11 +98,21 @@ export function parseTranslationFile(text: string): ManPage[] {
  * distinct descriptions, then the documents capped at `maxDocuments` keeping every judged package.
  */
 export async function loadPackageCollection(cacheDir: string, language: string, options: CollectionOptions): Promise<ManCollection> {
-  const { text, version } = await ensureTranslationFile(cacheDir, language);
-  return describedCollection(language, version, parseTranslationFile(text), options);
+  const { pages, version } = await loadPackages(cacheDir, language);
+  return describedCollection(language, version, pages, options);
 }
 
 /** The English descriptions, to tell which translated ones were left in English. */
 export async function loadPackageIndex(cacheDir: string, language: string): Promise<IndexEntry[]> {
-  return descriptionEntries(parseTranslationFile((await ensureTranslationFile(cacheDir, language)).text));
+  return descriptionEntries((await loadPackages(cacheDir, language)).pages);
+}
+
+/** Each file read and parsed once a run (English is both a collection and the index translations are compared with). */
+const loaded = new Map<string, Promise<{ pages: ManPage[]; version: string }>>();
+function loadPackages(cacheDir: string, language: string): Promise<{ pages: ManPage[]; version: string }> {
+  const key = `${cacheDir}\0${language}`;
+  const pending =
+    loaded.get(key) ?? ensureTranslationFile(cacheDir, language).then(({ text, version }) => ({ pages: parseTranslationFile(text), version }));
+  loaded.set(key, pending);
+  return pending;
 }

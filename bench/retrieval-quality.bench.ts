@@ -188,15 +188,24 @@ const [collectionName] = oneOf<CollectionName>('collection', [values.collection]
 const heldBack = collectionName === 'manpages';
 /** Known-item collections: each document's description is its query (the manual pages, the packages). */
 const described = collectionName !== 'help';
-const COLLECTION_TITLES: Record<CollectionName, string> = { help: 'LibreOffice help', packages: 'package descriptions', manpages: 'manual pages' };
-const COLLECTION_LANGUAGES: Record<CollectionName, readonly string[]> = {
-  help: Object.keys(HELP_PACKAGES),
-  packages: Object.keys(PACKAGE_LANGUAGES),
-  manpages: Object.keys(MAN_PACKAGES),
+/** What differs between the collections: name, languages, default cache, and the English queries' source. */
+const COLLECTION_SOURCES: Record<
+  CollectionName,
+  { title: string; languages: readonly string[]; cache: string; englishIndex: (cacheDir: string) => Promise<IndexEntry[]> }
+> = {
+  help: { title: 'LibreOffice help', languages: Object.keys(HELP_PACKAGES), cache: '.bench/libreoffice', englishIndex: (dir) => loadHelpIndex(dir, 'en') },
+  packages: {
+    title: 'package descriptions',
+    languages: Object.keys(PACKAGE_LANGUAGES),
+    cache: '.bench/debian-packages',
+    englishIndex: (dir) => loadPackageIndex(dir, 'en'),
+  },
+  manpages: { title: 'manual pages', languages: Object.keys(MAN_PACKAGES), cache: '.bench/manpages', englishIndex: (dir) => loadManIndex(dir, 'en') },
 };
+const collectionSource = COLLECTION_SOURCES[collectionName];
 
 const languages = list(values.languages);
-oneOf('languages', languages, COLLECTION_LANGUAGES[collectionName]);
+oneOf('languages', languages, collectionSource.languages);
 const queryCount = count('queries', values.queries);
 const seed = count('seed', values.seed);
 const maxRelevant = count('max-relevant', values['max-relevant']);
@@ -261,8 +270,7 @@ const whatIfLabel = (options: Partial<QueryTranslationOptions>) =>
     .join(', ');
 const chunkLanguages = variantGroups.has('chunks') ? list(values['chunk-languages']).filter((l) => languages.includes(l)) : [];
 const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s));
-const DEFAULT_CACHES: Record<CollectionName, string> = { help: '.bench/libreoffice', packages: '.bench/debian-packages', manpages: '.bench/manpages' };
-const cacheDir = path.resolve(ROOT, values.cache ?? DEFAULT_CACHES[collectionName]);
+const cacheDir = path.resolve(ROOT, values.cache ?? collectionSource.cache);
 
 const TOP_K = 10;
 /** What the product searches with here: the defaults, with the fusion measured for the lexical embedder the bench ingests with. */
@@ -326,7 +334,7 @@ async function loadCollection(language: string): Promise<BenchCollection> {
   const options = { count: queryCount, seed, maxRelevant, maxDocuments };
   const man = await (heldBack ? loadManCollection : loadPackageCollection)(cacheDir, language, options);
   console.log(
-    `${language}: ${man.available} ${heldBack ? 'manual pages' : 'packages'}, ${man.described} with a description of ${MIN_DESCRIPTION_WORDS}+ words, ` +
+    `${language}: ${man.available} ${collectionSource.title}, ${man.described} with a description of ${MIN_DESCRIPTION_WORDS}+ words, ` +
       `${man.pages.length} kept as documents`,
   );
   return { language, version: man.version, pages: man.pages, sample: () => ({ queries: man.queries, eligible: man.eligible }) };
@@ -351,7 +359,7 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
   );
   try {
     const { db, runtime, services, scope } = lore;
-    const kb = await services.knowledgeBases.create(scope, { name: `${COLLECTION_TITLES[collectionName]} (${help.language})`, dimensions: 1024 });
+    const kb = await services.knowledgeBases.create(scope, { name: `${collectionSource.title} (${help.language})`, dimensions: 1024 });
 
     const pageOfDocument = new Map<string, string>();
     const t0 = performance.now();
@@ -653,11 +661,7 @@ interface LanguageRun {
 
 /** The text an index term or description gives as a query in a query set. */
 const queryText = (term: string, set: BenchQuerySet): string => queryOf(term, set === 'descriptions' ? 'entries' : set);
-const englishIndex: IndexEntry[] = heldBack
-  ? await loadManIndex(cacheDir, 'en')
-  : described
-    ? await loadPackageIndex(cacheDir, 'en')
-    : await loadHelpIndex(cacheDir, 'en');
+const englishIndex: IndexEntry[] = await collectionSource.englishIndex(cacheDir);
 /** `page \t query` of the English index in each query set, to spot terms left untranslated. */
 const englishQueries = Object.fromEntries(
   querySets.map((set) => [set, new Set(englishIndex.map((e) => `${e.page}\t${queryText(e.term, set).toLocaleLowerCase('und')}`))]),
@@ -844,7 +848,7 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
 }
 
 const HELD_BACK_NOTE = 'HELD BACK: for checking only, never for tuning';
-if (heldBack) console.log(`Collection: ${COLLECTION_TITLES[collectionName]} (${HELD_BACK_NOTE}).`);
+if (heldBack) console.log(`Collection: ${collectionSource.title} (${HELD_BACK_NOTE}).`);
 
 const started = performance.now();
 const runs: LanguageRun[] = [];
@@ -1145,7 +1149,7 @@ for (const set of querySets) {
 for (const set of querySets) {
   const perLanguage = main.map((r) => ({ language: r.language, modes: r.sets.find((x) => x.set === set)!.modes }));
   printTable(
-    `Summary (${COLLECTION_TITLES[collectionName]}${heldBack ? `, ${HELD_BACK_NOTE}` : ''}; ${set}): ` +
+    `Summary (${collectionSource.title}${heldBack ? `, ${HELD_BACK_NOTE}` : ''}; ${set}): ` +
       `Lore's keyword, vector and fused search against a plain BM25 on the same chunks, at document level`,
     ['language', 'metric', ...SYSTEMS.map((m) => SYSTEM_LABELS[m])],
     [
