@@ -23,7 +23,8 @@
  *
  * `--feedback` tries pseudo-relevance feedback (core/search/feedback.ts) over a grid of settings
  * (feedback chunks × terms × the query's weight λ) on the first query set: keyword and fused
- * nDCG@10 per setting, against none.
+ * nDCG@10 per setting, against none. `--proximity` does the same for term proximity
+ * (core/search/proximity.ts: weight × window).
  *
  * `--diagnostics` adds two what-ifs for keyword search: only the pages' own text-search
  * configuration (Lore ORs the lexemes of all of them), and ts_rank_cd (cover density, Lore's ranking
@@ -74,6 +75,7 @@
  *          [--diagnostics] [--dump FILE] [--match-row-budget N] [--cache .bench/libreoffice]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
+ *          [--proximity [--proximity-weight 0.25,0.5,1] [--proximity-window 3,6]]
  *          [--cross en>es,es>en,… [--cross-queries N (default --queries)] [--untranslated-weights 0.25,0]
  *           [--translation-options '{"fusionK":5};{"shareWeights":true}']]
  *        npx tsx bench/retrieval-quality.bench.ts --collection packages [--languages en,de,fr,es,it,nl] [--max-documents 3000] …
@@ -103,7 +105,6 @@ import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService, searchOptionsFor } from '../core/search/search.service.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { type Bm25Parameters, lexemesOf } from '../core/search/bm25.js';
-import type { FeedbackOptions } from '../core/search/feedback.js';
 import type { Scope } from '../core/shared/scope.js';
 import { SqlParams } from '../core/shared/sql-params.js';
 import type { Language } from '../core/translation/translation.schema.js';
@@ -153,6 +154,9 @@ const { values } = parseArgs({
     'feedback-documents': { type: 'string', default: '5,10' },
     'feedback-terms': { type: 'string', default: '10,20' },
     'feedback-weight': { type: 'string', default: '0.5,0.7' },
+    proximity: { type: 'boolean', default: false },
+    'proximity-weight': { type: 'string', default: '0.25,0.5,1' },
+    'proximity-window': { type: 'string', default: '3,6' },
     'tune-k1': { type: 'string', default: '0.9,1.2,1.6' },
     'tune-b': { type: 'string', default: '0.3,0.5,0.75,0.9' },
     'tune-title': { type: 'string', default: '1,2,4' },
@@ -227,8 +231,8 @@ const variantGroups = new Set(
 );
 // Fusion variants, chunk sizes and the ranking what-ifs are there to choose settings: choosing
 // them on the held-back collection would make it one more tuning set.
-if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback || values.dump)) {
-  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune, --feedback or --dump');
+if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback || values.proximity || values.dump)) {
+  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune, --feedback, --proximity or --dump');
 }
 /** `--dump FILE`: every query's relevant pages and each system's first ten pages, a JSON line each (appended). */
 const dumpFile = values.dump === undefined ? undefined : path.resolve(values.dump);
@@ -699,32 +703,69 @@ async function tune(target: Ingested, queries: RetrievalQuery[], language: strin
   tuned.set(language, byLabel);
 }
 
-/** `--feedback`: pseudo-relevance feedback settings tried on the first query set, after none (the baseline). */
-const FEEDBACK_GRID: Array<FeedbackOptions | null> = [
-  null,
-  ...numbers('feedback-documents', values['feedback-documents']).flatMap((documents) =>
-    numbers('feedback-terms', values['feedback-terms']).flatMap((terms) =>
-      numbers('feedback-weight', values['feedback-weight']).map((queryWeight) => ({ documents, terms, queryWeight })),
-    ),
-  ),
+/** A keyword-search setting one experiment tries (`--feedback`, `--proximity`); null options: the product's. */
+interface KeywordSetting {
+  label: string;
+  options: Partial<SearchOptions> | null;
+}
+interface KeywordExperiment {
+  title: string;
+  settings: KeywordSetting[];
+  /** Per language, per setting (by label): keyword and fused (product fusion) nDCG@10 per query. */
+  scores: Map<string, Map<string, { keyword: number[]; fused: number[] }>>;
+}
+const experiment = (title: string, settings: KeywordSetting[]): KeywordExperiment => ({
+  title,
+  settings: [{ label: 'none', options: null }, ...settings],
+  scores: new Map(),
+});
+/** The experiments asked for, each tried on the first query set. */
+const KEYWORD_EXPERIMENTS: KeywordExperiment[] = [
+  ...(values.feedback
+    ? [
+        experiment(
+          "Pseudo-relevance feedback (--feedback; the first search's best chunk kept first)",
+          numbers('feedback-documents', values['feedback-documents']).flatMap((documents) =>
+            numbers('feedback-terms', values['feedback-terms']).flatMap((terms) =>
+              numbers('feedback-weight', values['feedback-weight']).map((queryWeight) => ({
+                label: `${documents} chunks, ${terms} terms, λ ${queryWeight}`,
+                options: { feedback: { documents, terms, queryWeight } },
+              })),
+            ),
+          ),
+        ),
+      ]
+    : []),
+  ...(values.proximity
+    ? [
+        experiment(
+          'Term proximity (--proximity; keyword candidates re-ordered by BM25F plus proximity)',
+          numbers('proximity-weight', values['proximity-weight']).flatMap((weight) =>
+            numbers('proximity-window', values['proximity-window']).map((window) => ({
+              label: `weight ${weight}, window ${window}`,
+              options: { proximity: { weight, window } },
+            })),
+          ),
+        ),
+      ]
+    : []),
 ];
-const feedbackLabel = (f: FeedbackOptions | null) => (f ? `${f.documents} chunks, ${f.terms} terms, λ ${f.queryWeight}` : 'none');
-/** Per language, per FEEDBACK_GRID setting (by label): keyword and fused (product fusion) nDCG@10 per query. */
-const feedbackScores = new Map<string, Map<string, { keyword: number[]; fused: number[] }>>();
 
-async function tryFeedback(target: Ingested, queries: RetrievalQuery[], language: string, retrieved: Candidates[]): Promise<void> {
-  const byLabel = new Map<string, { keyword: number[]; fused: number[] }>();
-  for (const feedback of FEEDBACK_GRID) {
-    const search = target.search({ ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword', feedback, minCandidates: MAX_CANDIDATES, candidateFactor: 1 });
-    const candidates: Candidates[] = [];
-    for (const [i, q] of queries.entries()) {
-      const keyword = chunkIds((await search.query(target.ctx, request(target, q.query, MAX_CANDIDATES))).results, target);
-      candidates.push({ ...retrieved[i]!, keyword });
+async function tryKeywordSettings(target: Ingested, queries: RetrievalQuery[], language: string, retrieved: Candidates[]): Promise<void> {
+  for (const { settings, scores } of KEYWORD_EXPERIMENTS) {
+    const byLabel = new Map<string, { keyword: number[]; fused: number[] }>();
+    for (const { label, options } of settings) {
+      const search = target.search({ ...DEFAULT_SEARCH_OPTIONS, ...options, mode: 'keyword', minCandidates: MAX_CANDIDATES, candidateFactor: 1 });
+      const candidates: Candidates[] = [];
+      for (const [i, q] of queries.entries()) {
+        const keyword = chunkIds((await search.query(target.ctx, request(target, q.query, MAX_CANDIDATES))).results, target);
+        candidates.push({ ...retrieved[i]!, keyword });
+      }
+      const base = { candidates, queries, pageOfChunk: target.pageOfChunk };
+      byLabel.set(label, { keyword: score(base, (c) => c.keyword).ndcg, fused: score(base, (c) => fuse(c, PRODUCT_OPTIONS)).ndcg });
     }
-    const base = { candidates, queries, pageOfChunk: target.pageOfChunk };
-    byLabel.set(feedbackLabel(feedback), { keyword: score(base, (c) => c.keyword).ndcg, fused: score(base, (c) => fuse(c, PRODUCT_OPTIONS)).ndcg });
+    scores.set(language, byLabel);
   }
-  feedbackScores.set(language, byLabel);
 }
 
 /** Each language's collection, loaded once: a language may be ingested and also be a `--cross` source. */
@@ -816,7 +857,7 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
       const { queries, eligible } = help.sample(set, new Set(target.pageOfDocument.values()));
       const retrieved = await retrieve(target, peers, help.language, queries);
       if (values.tune && set === sets[0] && chunkTarget === DEFAULT_CHUNK_TARGET) await tune(target, queries, help.language);
-      if (values.feedback && set === sets[0] && chunkTarget === DEFAULT_CHUNK_TARGET) await tryFeedback(target, queries, help.language, retrieved.candidates);
+      if (set === sets[0] && chunkTarget === DEFAULT_CHUNK_TARGET) await tryKeywordSettings(target, queries, help.language, retrieved.candidates);
       const base = { candidates: retrieved.candidates, queries, pageOfChunk: target.pageOfChunk };
       const modes = Object.fromEntries(SYSTEMS.map((m) => [m, score(base, rankOf(m))])) as Record<System, PerQuery>;
       const english = englishQueries[set];
@@ -1026,20 +1067,18 @@ if (tuned.size) {
   printTable('Best setting per language (nDCG@10; against the setting in use, with the standard error of the difference)', ['language', 'best', 'nDCG@10', 'in use', 'SE'], best);
 }
 
-if (feedbackScores.size) {
-  const tried = [...feedbackScores.keys()];
-  const baseline = feedbackLabel(null);
+for (const { title, settings, scores } of KEYWORD_EXPERIMENTS) {
+  const tried = [...scores.keys()];
+  if (!tried.length) continue;
   for (const side of ['keyword', 'fused'] as const) {
     printTable(
-      `Pseudo-relevance feedback (--feedback; ${side} nDCG@10 on ${querySets[0]}, the same queries; the first search's best chunk kept first; ` +
-        'SE: standard error of the mean difference from none)',
+      `${title}: ${side} nDCG@10 on ${querySets[0]}, the same queries; SE: standard error of the mean difference from none`,
       ['setting', ...tried, 'mean', 'SE'],
-      FEEDBACK_GRID.map((f) => {
-        const label = feedbackLabel(f);
-        const perLanguage = tried.map((l) => mean(feedbackScores.get(l)!.get(label)![side]));
-        const all = tried.flatMap((l) => feedbackScores.get(l)!.get(label)![side]);
-        const none = tried.flatMap((l) => feedbackScores.get(l)!.get(baseline)![side]);
-        return [label, ...perLanguage.map((x) => fmt(x)), fmt(mean(perLanguage)), f ? fmt(pairedStandardError(none, all), 3) : '-'];
+      settings.map(({ label, options }) => {
+        const perLanguage = tried.map((l) => mean(scores.get(l)!.get(label)![side]));
+        const all = tried.flatMap((l) => scores.get(l)!.get(label)![side]);
+        const none = tried.flatMap((l) => scores.get(l)!.get('none')![side]);
+        return [label, ...perLanguage.map((x) => fmt(x)), fmt(mean(perLanguage)), options ? fmt(pairedStandardError(none, all), 3) : '-'];
       }),
     );
   }

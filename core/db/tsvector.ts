@@ -1,15 +1,12 @@
 import { type Occurrences, occurrences } from '../search/bm25.js';
 
 /**
- * A tsvector's text form as PostgreSQL writes it (`tsv::text`): `'lexeme':1,4 'other':2A`. Each
- * lexeme is quoted, with quotes and backslashes inside it doubled; its positions follow a colon,
- * each with a weight letter unless it is D. Returns each lexeme's occurrences, which is all the
- * in-memory ranking needs (Bm25Query): positions of weight A are the document title's (a chunk's
- * tsvector is its title's, weight A, then its text's, weight D), the others the text's (a lexeme
- * stored without positions counts once, in the text).
+ * Reads a tsvector's text form as PostgreSQL writes it (`tsv::text`): `'lexeme':1,4 'other':2A`.
+ * Each lexeme is quoted, with quotes and backslashes inside it doubled; its positions follow a
+ * colon, each with a weight letter unless it is D. Calls `visit` with each lexeme and the span of
+ * its positions' text (`from` = `to` when it has none).
  */
-export function tsvectorOccurrences(text: string): Map<string, Occurrences> {
-  const out = new Map<string, number>();
+function readTsvector(text: string, visit: (lexeme: string, from: number, to: number) => void): void {
   let i = 0;
   const n = text.length;
   while (i < n) {
@@ -34,15 +31,44 @@ export function tsvectorOccurrences(text: string): Map<string, Occurrences> {
         break;
       } else i++;
     }
+    let from = i;
+    if (text[i] === ':') {
+      from = ++i;
+      while (i < n && text[i] !== ' ') i++;
+    }
+    visit(lexeme, from, i);
+  }
+}
+
+/**
+ * Each lexeme's occurrences, which is all the in-memory ranking needs (Bm25Query): positions of
+ * weight A are the document title's (a chunk's tsvector is its title's, weight A, then its text's,
+ * weight D), the others the text's (a lexeme stored without positions counts once, in the text).
+ */
+export function tsvectorOccurrences(text: string): Map<string, Occurrences> {
+  const out = new Map<string, number>();
+  readTsvector(text, (lexeme, from, to) => {
     let positions = 1;
     let inTitle = 0;
-    if (text[i] === ':') {
-      for (i++; i < n && text[i] !== ' '; i++) {
-        if (text[i] === ',') positions++;
-        else if (text[i] === 'A') inTitle++;
-      }
+    for (let i = from; i < to; i++) {
+      if (text[i] === ',') positions++;
+      else if (text[i] === 'A') inTitle++;
     }
     out.set(lexeme, occurrences(inTitle, positions - inTitle));
-  }
+  });
+  return out;
+}
+
+/**
+ * Each lexeme's positions, ascending, weight letters dropped (a chunk's title's come first, then
+ * its text's); a lexeme stored without positions has none.
+ */
+export function tsvectorPositions(text: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  readTsvector(text, (lexeme, from, to) => {
+    const positions: number[] = [];
+    if (to > from) for (const p of text.slice(from, to).split(',')) positions.push(parseInt(p, 10));
+    out.set(lexeme, positions);
+  });
   return out;
 }

@@ -16,10 +16,11 @@ import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForm, type WordForms, lexemesOf } from './bm25.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { chunkDetails, chunkLexemes, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes, textsLexemes } from './search.repository.js';
+import { type ChunkLexemes, chunkDetails, chunkLexemes, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes, textsLexemes } from './search.repository.js';
 import { type ExpandedQuery, type FeedbackOptions, expandQuery } from './feedback.js';
 import { keywordAnalysis } from './text-search-config.js';
-import { tsvectorOccurrences } from '../db/tsvector.js';
+import { tsvectorOccurrences, tsvectorPositions } from '../db/tsvector.js';
+import { PROXIMITY, type ProximityOptions, proximityScore } from './proximity.js';
 import type { QueryRequest, QueryResultItem } from './search.schema.js';
 
 export interface SearchOptions {
@@ -30,6 +31,8 @@ export interface SearchOptions {
   fusion: FusionOptions;
   /** Pseudo-relevance feedback for keyword search (core/search/feedback.ts); null: none. */
   feedback: FeedbackOptions | null;
+  /** Keyword candidates re-ordered with term proximity (core/search/proximity.ts); null: by BM25F alone. */
+  proximity: ProximityOptions | null;
   /** Each retriever contributes max(minCandidates, candidateFactor × top_k) candidates to fusion. */
   candidateFactor: number;
   minCandidates: number;
@@ -40,6 +43,7 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   bm25: BM25_PARAMETERS,
   fusion: DEFAULT_FUSION,
   feedback: null,
+  proximity: PROXIMITY,
   candidateFactor: 3,
   minCandidates: 50,
 };
@@ -258,19 +262,10 @@ export class SearchService {
       if (!words.length) return [];
       await vectorsSent;
       const first = await keywordPass(words, statistics);
-      const { feedback } = this.options;
-      if (!feedback || !first.length) return first;
-      // Pseudo-relevance feedback: the query again, expanded by its best chunks' words. The first
-      // search's best chunk stays first, so feedback never costs precision at 1.
-      const expanded = await this.expandByFeedback(scope, words, first.slice(0, feedback.documents), corpusIds, feedback);
-      if (!expanded) return first;
-      const second = await keywordPass(
-        expanded.words,
-        await keywordStatistics(this.db, collectionIds, lexemesOf(expanded.words).flat()),
-        expanded.weights,
-      );
-      const top = first[0]!;
-      return [{ ...top, rank: Math.max(top.rank, second[0]?.rank ?? 0) }, ...second.filter((h) => h.chunkId !== top.chunkId)].slice(0, limit);
+      const ranked = await this.withFeedback(scope, words, first, collectionIds, corpusIds, limit, keywordPass);
+      const { proximity } = this.options;
+      if (!proximity || !ranked.length) return ranked;
+      return this.byProximity(scope, ranked, new Bm25Query(words, statistics, this.options.bm25), corpusIds, proximity);
     };
     // Both at once: the flat index scans on a worker thread (a database index on its own
     // connection) while the keyword search runs in the database or in memory.
@@ -380,6 +375,58 @@ export class SearchService {
     return { words: all, statistics: await keywordStatistics(this.db, collectionIds, lexemesOf(all).flat()) };
   }
 
+  /**
+   * Pseudo-relevance feedback, when the options ask for it: the query again, expanded by its best
+   * chunks' words. The first search's best chunk stays first, so feedback never costs precision at 1.
+   */
+  private async withFeedback(
+    scope: Scope,
+    words: WordForms[],
+    first: KeywordHit[],
+    collectionIds: string[],
+    corpusIds: string[],
+    limit: number,
+    keywordPass: (words: WordForms[], statistics: KeywordStatistics, weights?: readonly number[]) => Promise<KeywordHit[]>,
+  ): Promise<KeywordHit[]> {
+    const { feedback } = this.options;
+    if (!feedback || !first.length) return first;
+    const expanded = await this.expandByFeedback(scope, words, first.slice(0, feedback.documents), corpusIds, feedback);
+    if (!expanded) return first;
+    const second = await keywordPass(expanded.words, await keywordStatistics(this.db, collectionIds, lexemesOf(expanded.words).flat()), expanded.weights);
+    const top = first[0]!;
+    return [{ ...top, rank: Math.max(top.rank, second[0]?.rank ?? 0) }, ...second.filter((h) => h.chunkId !== top.chunkId)].slice(0, limit);
+  }
+
+  /** Keyword hits re-ordered by their BM25F score plus their query words' proximity. */
+  private async byProximity(scope: Scope, hits: KeywordHit[], query: Bm25Query, corpusIds: string[], options: ProximityOptions): Promise<KeywordHit[]> {
+    const found = await this.lexemesOfHits(scope, hits, corpusIds);
+    return hits
+      .map((hit, i) => {
+        const chunk = found.get(hit.chunkId);
+        return { hit: { ...hit, rank: hit.rank + (chunk ? proximityScore(query, tsvectorPositions(chunk.tsv), options) : 0) }, i };
+      })
+      .sort((a, b) => b.hit.rank - a.hit.rank || a.i - b.i)
+      .map(({ hit }) => hit);
+  }
+
+  /** The language and tsvector of keyword hits (tenant chunks and corpus chunks alike), by hit id. */
+  private async lexemesOfHits(scope: Scope, hits: KeywordHit[], corpusIds: string[]): Promise<Map<string, ChunkLexemes>> {
+    const idOf = (hit: KeywordHit) => (isCorpusChunk(hit.chunkId) ? hit.chunkId.slice(CORPUS_PREFIX.length) : hit.chunkId);
+    const found = await chunkLexemes(
+      this.db,
+      scope,
+      hits.filter((h) => !isCorpusChunk(h.chunkId)).map(idOf),
+      corpusIds,
+      hits.filter((h) => isCorpusChunk(h.chunkId)).map(idOf),
+    );
+    const out = new Map<string, ChunkLexemes>();
+    for (const hit of hits) {
+      const chunk = found.get(idOf(hit));
+      if (chunk) out.set(hit.chunkId, chunk);
+    }
+    return out;
+  }
+
   /** The query expanded by the words of its best keyword hits (tenant chunks and corpus chunks alike). */
   private async expandByFeedback(
     scope: Scope,
@@ -388,18 +435,11 @@ export class SearchService {
     corpusIds: string[],
     feedback: FeedbackOptions,
   ): Promise<ExpandedQuery | null> {
-    const idOf = (hit: KeywordHit) => (isCorpusChunk(hit.chunkId) ? hit.chunkId.slice(CORPUS_PREFIX.length) : hit.chunkId);
-    const found = await chunkLexemes(
-      this.db,
-      scope,
-      best.filter((h) => !isCorpusChunk(h.chunkId)).map(idOf),
-      corpusIds,
-      best.filter((h) => isCorpusChunk(h.chunkId)).map(idOf),
-    );
+    const found = await this.lexemesOfHits(scope, best, corpusIds);
     return expandQuery(
       words,
       best.flatMap((hit) => {
-        const chunk = found.get(idOf(hit));
+        const chunk = found.get(hit.chunkId);
         return chunk ? [{ score: hit.rank, analysis: keywordAnalysis(chunk.language), occurrences: tsvectorOccurrences(chunk.tsv) }] : [];
       }),
       feedback,
