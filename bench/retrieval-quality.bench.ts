@@ -24,7 +24,7 @@
  * `--feedback` tries pseudo-relevance feedback (core/search/feedback.ts) over a grid of settings
  * (feedback chunks × terms × the query's weight λ) on the first query set: keyword and fused
  * nDCG@10 per setting, against none. `--proximity` does the same for term proximity
- * (core/search/proximity.ts: weight × window).
+ * (core/search/proximity.ts: weight × window × candidates re-ordered).
  *
  * `--diagnostics` adds two what-ifs for keyword search: only the pages' own text-search
  * configuration (Lore ORs the lexemes of all of them), and ts_rank_cd (cover density, Lore's ranking
@@ -75,7 +75,7 @@
  *          [--diagnostics] [--dump FILE] [--match-row-budget N] [--cache .bench/libreoffice]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
- *          [--proximity [--proximity-weight 0.25,0.5,1] [--proximity-window 3,6]]
+ *          [--proximity [--proximity-weight 0.25,0.5,1] [--proximity-window 3,6] [--proximity-candidates 50]]
  *          [--cross en>es,es>en,… [--cross-queries N (default --queries)] [--untranslated-weights 0.25,0]
  *           [--translation-options '{"fusionK":5};{"shareWeights":true}']]
  *        npx tsx bench/retrieval-quality.bench.ts --collection packages [--languages en,de,fr,es,it,nl] [--max-documents 3000] …
@@ -100,6 +100,7 @@ import { LexemeFrequencies, PostgresKeywordIndex, keywordSearch } from '../core/
 import { KEYWORD_ANALYSIS, postgresConfigs } from '../core/search/text-search-config.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, reciprocalRankFusion } from '../core/search/fusion.js';
+import { PROXIMITY } from '../core/search/proximity.js';
 import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
 import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService, searchOptionsFor } from '../core/search/search.service.js';
@@ -157,6 +158,7 @@ const { values } = parseArgs({
     proximity: { type: 'boolean', default: false },
     'proximity-weight': { type: 'string', default: '0.25,0.5,1' },
     'proximity-window': { type: 'string', default: '3,6' },
+    'proximity-candidates': { type: 'string', default: String(PROXIMITY.candidates) },
     'tune-k1': { type: 'string', default: '0.9,1.2,1.6' },
     'tune-b': { type: 'string', default: '0.3,0.5,0.75,0.9' },
     'tune-title': { type: 'string', default: '1,2,4' },
@@ -703,10 +705,10 @@ async function tune(target: Ingested, queries: RetrievalQuery[], language: strin
   tuned.set(language, byLabel);
 }
 
-/** A keyword-search setting one experiment tries (`--feedback`, `--proximity`); null options: the product's. */
+/** A keyword-search setting one experiment tries (`--feedback`, `--proximity`), over the product's options. */
 interface KeywordSetting {
   label: string;
-  options: Partial<SearchOptions> | null;
+  options: Partial<SearchOptions>;
 }
 interface KeywordExperiment {
   title: string;
@@ -714,9 +716,10 @@ interface KeywordExperiment {
   /** Per language, per setting (by label): keyword and fused (product fusion) nDCG@10 per query. */
   scores: Map<string, Map<string, { keyword: number[]; fused: number[] }>>;
 }
-const experiment = (title: string, settings: KeywordSetting[]): KeywordExperiment => ({
+/** `none`: the experiment's technique turned off (`off`), which every setting is compared with. */
+const experiment = (title: string, off: Partial<SearchOptions>, settings: KeywordSetting[]): KeywordExperiment => ({
   title,
-  settings: [{ label: 'none', options: null }, ...settings],
+  settings: [{ label: 'none', options: off }, ...settings],
   scores: new Map(),
 });
 /** The experiments asked for, each tried on the first query set. */
@@ -725,6 +728,7 @@ const KEYWORD_EXPERIMENTS: KeywordExperiment[] = [
     ? [
         experiment(
           "Pseudo-relevance feedback (--feedback; the first search's best chunk kept first)",
+          { feedback: null },
           numbers('feedback-documents', values['feedback-documents']).flatMap((documents) =>
             numbers('feedback-terms', values['feedback-terms']).flatMap((terms) =>
               numbers('feedback-weight', values['feedback-weight']).map((queryWeight) => ({
@@ -740,11 +744,14 @@ const KEYWORD_EXPERIMENTS: KeywordExperiment[] = [
     ? [
         experiment(
           'Term proximity (--proximity; keyword candidates re-ordered by BM25F plus proximity)',
+          { proximity: null },
           numbers('proximity-weight', values['proximity-weight']).flatMap((weight) =>
-            numbers('proximity-window', values['proximity-window']).map((window) => ({
-              label: `weight ${weight}, window ${window}`,
-              options: { proximity: { weight, window } },
-            })),
+            numbers('proximity-window', values['proximity-window']).flatMap((window) =>
+              numbers('proximity-candidates', values['proximity-candidates']).map((candidates) => ({
+                label: `weight ${weight}, window ${window}, ${candidates} candidates`,
+                options: { proximity: { weight, window, candidates } },
+              })),
+            ),
           ),
         ),
       ]
@@ -1074,11 +1081,11 @@ for (const { title, settings, scores } of KEYWORD_EXPERIMENTS) {
     printTable(
       `${title}: ${side} nDCG@10 on ${querySets[0]}, the same queries; SE: standard error of the mean difference from none`,
       ['setting', ...tried, 'mean', 'SE'],
-      settings.map(({ label, options }) => {
+      settings.map(({ label }, i) => {
         const perLanguage = tried.map((l) => mean(scores.get(l)!.get(label)![side]));
         const all = tried.flatMap((l) => scores.get(l)!.get(label)![side]);
         const none = tried.flatMap((l) => scores.get(l)!.get('none')![side]);
-        return [label, ...perLanguage.map((x) => fmt(x)), fmt(mean(perLanguage)), options ? fmt(pairedStandardError(none, all), 3) : '-'];
+        return [label, ...perLanguage.map((x) => fmt(x)), fmt(mean(perLanguage)), i > 0 ? fmt(pairedStandardError(none, all), 3) : '-'];
       }),
     );
   }

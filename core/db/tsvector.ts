@@ -60,12 +60,13 @@ export function tsvectorOccurrences(text: string): Map<string, Occurrences> {
 }
 
 /**
- * Each lexeme's positions, ascending, weight letters dropped (a chunk's title's come first, then
- * its text's); a lexeme stored without positions has none.
+ * Each lexeme's positions (of `only` these lexemes, if given), ascending, weight letters dropped (a
+ * chunk's title's come first, then its text's); a lexeme stored without positions has none.
  */
-export function tsvectorPositions(text: string): Map<string, number[]> {
+export function tsvectorPositions(text: string, only?: ReadonlySet<string>): Map<string, number[]> {
   const out = new Map<string, number[]>();
   readTsvector(text, (lexeme, from, to) => {
+    if (only && !only.has(lexeme)) return;
     const positions: number[] = [];
     if (to > from) for (const p of text.slice(from, to).split(',')) positions.push(parseInt(p, 10));
     out.set(lexeme, positions);

@@ -10,18 +10,22 @@ import type { Bm25Query } from './bm25.js';
  * where the sum runs over the first word's positions whose nearest position of the second word is
  * d ≤ `window` positions away (stop words keep their places, so "files and directories" is d 2). A
  * word's positions are those of all its forms; its idf that of its rarest form the chunk holds.
- * The keyword ranking's candidates are re-ordered by BM25F plus this.
+ * BM25F's best `candidates` are re-ordered by BM25F plus this, the rest following in BM25F's order.
  *
  * PROXIMITY is the setting in use, chosen by `bench/retrieval-quality.bench.ts --proximity` on the
  * two tuning collections (never on the held-back one; docs/performance.md, "Term proximity"): of
  * weights 0.25–1 and windows 3–16, the best sum of the six languages' fused nDCG@10 means, the
- * LibreOffice help 0.679 → 0.686 and Debian's package descriptions 0.811 → 0.814.
+ * LibreOffice help 0.679 → 0.686 and Debian's package descriptions 0.811 → 0.814. Re-ordering 20,
+ * 30 or 50 candidates scores the same on both (10 costs the help 0.002); each costs a read of
+ * their tsvectors, so 30.
  */
 export interface ProximityOptions {
   /** What a pair of words standing next to each other adds, in units of the rarer word's BM25F weight. */
   weight: number;
   /** The farthest apart (in positions) two words still count as near. */
   window: number;
+  /** How many of BM25F's best are re-ordered (the rest follow in BM25F's order). */
+  candidates: number;
 }
 
 interface WordPositions {
@@ -30,7 +34,11 @@ interface WordPositions {
 }
 
 /** The proximity bonus of a chunk whose lexemes stand at `positions` (tsvectorPositions). */
-export function proximityScore(query: Bm25Query, positions: ReadonlyMap<string, readonly number[]>, options: ProximityOptions): number {
+export function proximityScore(
+  query: Bm25Query,
+  positions: ReadonlyMap<string, readonly number[]>,
+  options: Pick<ProximityOptions, 'weight' | 'window'>,
+): number {
   const byWord = new Map<number, WordPositions>();
   for (const { lexeme, word, idf } of query.lexemes) {
     const at = positions.get(lexeme);
@@ -71,4 +79,4 @@ export function nearness(a: readonly number[], b: readonly number[], window: num
   return f;
 }
 
-export const PROXIMITY: ProximityOptions = { weight: 0.5, window: 8 };
+export const PROXIMITY: ProximityOptions = { weight: 0.5, window: 8, candidates: 30 };

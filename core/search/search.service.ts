@@ -221,26 +221,32 @@ export class SearchService {
         .slice(0, limit);
     const kbIds = kbs.map((kb) => kb.id);
     const corpusIds = corpora.map((c) => c.id);
+    // Term proximity re-orders a fixed number of BM25F's best, however many the query asks for, so
+    // a shorter candidate list is always a prefix of a longer one.
+    const { proximity } = this.options;
+    const keywordDepth = proximity ? Math.max(limit, proximity.candidates) : limit;
     /** One keyword search of these words (weighed), with the statistics of the first side searched. */
     const keywordPass = async (words: WordForms[], statistics: KeywordStatistics, weights?: readonly number[]) => {
       // Each side ranks with the statistics of what it searches (the knowledge bases; the corpora).
       const kbRanking = new Bm25Query(words, statistics, this.options.bm25, weights);
       const lexemes = lexemesOf(words);
       return [
-        ...(kbs.length ? await this.keywords.search({ words: lexemes, ranking: kbRanking, limit, filter: { ...baseFilter, knowledgeBaseIds: kbIds } }) : []),
+        ...(kbs.length
+          ? await this.keywords.search({ words: lexemes, ranking: kbRanking, limit: keywordDepth, filter: { ...baseFilter, knowledgeBaseIds: kbIds } })
+          : []),
         ...(corpora.length
           ? asCorpusHits(
               await this.keywords.searchCorpora({
                 words: lexemes,
                 ranking: kbs.length ? await keywordRanking(this.db, corpusIds, words, this.options.bm25, weights) : kbRanking,
-                limit,
+                limit: keywordDepth,
                 filter: { ...corpusFilter, corpusIds },
               }),
             )
           : []),
       ]
         .sort((a, b) => b.rank - a.rank)
-        .slice(0, limit);
+        .slice(0, keywordDepth);
     };
     // The vector searches are sent once the query's vectors are there, and run off this thread (the
     // flat index's graph and scans on its worker; a database index on its own connection). The
@@ -262,10 +268,11 @@ export class SearchService {
       if (!words.length) return [];
       await vectorsSent;
       const first = await keywordPass(words, statistics);
-      const ranked = await this.withFeedback(scope, words, first, collectionIds, corpusIds, limit, keywordPass);
-      const { proximity } = this.options;
-      if (!proximity || !ranked.length) return ranked;
-      return this.byProximity(scope, ranked, new Bm25Query(words, statistics, this.options.bm25), corpusIds, proximity);
+      const ranked = await this.withFeedback(scope, words, first, collectionIds, corpusIds, keywordDepth, keywordPass);
+      // Proximity needs two words: a query of one is not re-ordered (nor its chunks read).
+      if (!proximity || words.length < 2) return ranked.slice(0, limit);
+      const query = new Bm25Query(words, statistics, this.options.bm25);
+      return (await this.byProximity(scope, ranked, query, corpusIds, proximity)).slice(0, limit);
     };
     // Both at once: the flat index scans on a worker thread (a database index on its own
     // connection) while the keyword search runs in the database or in memory.
@@ -397,16 +404,20 @@ export class SearchService {
     return [{ ...top, rank: Math.max(top.rank, second[0]?.rank ?? 0) }, ...second.filter((h) => h.chunkId !== top.chunkId)].slice(0, limit);
   }
 
-  /** Keyword hits re-ordered by their BM25F score plus their query words' proximity. */
+  /** Keyword hits, their first `options.candidates` re-ordered by BM25F score plus their query words' proximity. */
   private async byProximity(scope: Scope, hits: KeywordHit[], query: Bm25Query, corpusIds: string[], options: ProximityOptions): Promise<KeywordHit[]> {
-    const found = await this.lexemesOfHits(scope, hits, corpusIds);
-    return hits
+    const best = hits.slice(0, options.candidates);
+    if (best.length < 2) return hits;
+    const found = await this.lexemesOfHits(scope, best, corpusIds);
+    const lexemes = new Set(query.lexemes.map((l) => l.lexeme));
+    const reordered = best
       .map((hit, i) => {
         const chunk = found.get(hit.chunkId);
-        return { hit: { ...hit, rank: hit.rank + (chunk ? proximityScore(query, tsvectorPositions(chunk.tsv), options) : 0) }, i };
+        return { hit: { ...hit, rank: hit.rank + (chunk ? proximityScore(query, tsvectorPositions(chunk.tsv, lexemes), options) : 0) }, i };
       })
       .sort((a, b) => b.hit.rank - a.hit.rank || a.i - b.i)
       .map(({ hit }) => hit);
+    return [...reordered, ...hits.slice(options.candidates)];
   }
 
   /** The language and tsvector of keyword hits (tenant chunks and corpus chunks alike), by hit id. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { type TestApp, client, createTenant, ingest, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 import { keywordDocuments } from '../support/keywords.js';
+import { PROXIMITY } from '../../core/search/proximity.js';
 
 for (const database of testDatabases()) {
   describe(`keyword search with term proximity [${database.name}]`, () => {
@@ -42,13 +43,15 @@ for (const database of testDatabases()) {
       await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Copy', content: 'Copy files and directories.' });
 
       const without = await keywordDocuments(app, t.key, { proximity: null });
-      const withProximity = await keywordDocuments(app, t.key, { proximity: { weight: 0.5, window: 8 } });
+      const withProximity = await keywordDocuments(app, t.key, { proximity: PROXIMITY });
       assert.deepEqual(await without('copy files and directories'), [apart.documentId, together.documentId], 'BM25F alone');
       assert.deepEqual(
         await withProximity('copy files and directories'),
         [together.documentId, apart.documentId],
         'with proximity, the chunk holding the words together first; not the unrelated one, nor the other tenant\'s',
       );
+      const firstOnly = await keywordDocuments(app, t.key, { proximity: { ...PROXIMITY, candidates: 1 } });
+      assert.deepEqual(await firstOnly('copy files and directories'), [apart.documentId, together.documentId], 'only BM25F\'s best re-ordered: the rest keep its order');
     });
   });
 }

@@ -52,5 +52,6 @@ describe('term proximity', () => {
     assert.deepEqual(positions.get('ping'), [1, 2, 3]);
     assert.deepEqual(positions.get("it's"), [4]);
     assert.deepEqual(positions.get('bare'), []);
+    assert.deepEqual([...tsvectorPositions("'ping':1A,2,3 'it''s':4 'bare'", new Set(["it's", 'pong']))], [["it's", [4]]], 'only the lexemes asked for');
   });
 });
