@@ -5,7 +5,7 @@ import { keywordDocuments } from '../support/keywords.js';
 import { PROXIMITY } from '../../core/search/proximity.js';
 
 for (const database of testDatabases()) {
-  describe(`keyword search with term proximity [${database.name}]`, () => {
+  describe(`keyword search re-ranked: pseudo-relevance feedback, term proximity [${database.name}]`, () => {
     let app: TestApp;
 
     before(async function () {
@@ -15,6 +15,36 @@ for (const database of testDatabases()) {
 
     after(async () => {
       await app?.close();
+    });
+
+    it('finds chunks sharing the best chunks\' words, keeps the best chunk first, and stays within the tenant', async function () {
+      this.timeout(60_000);
+      const t = await createTenant(app, 'standard');
+      const kb = (await client(app.url, t.key)('POST', '/v1/knowledge-bases', { name: 'help' })).body.id as string;
+      const named = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Spooler',
+        content: 'The spooler keeps the printer queue: waiting print jobs, their order and the paper tray each job uses.',
+      });
+      const related = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Waiting jobs',
+        content: 'Jobs waiting in the printer queue can be paused, reordered or cancelled before the paper tray is empty.',
+      });
+      await ingest(app, t.key, { knowledge_base_id: kb, title: 'Fonts', content: 'Fonts are installed per user and embedded in exported documents.' });
+      // Another tenant's chunk shares those words too: never found, nor used as feedback.
+      const other = await createTenant(app, 'standard');
+      const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x' })).body.id as string;
+      await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Queue', content: 'Printer queue jobs waiting for the paper tray.' });
+
+      const without = await keywordDocuments(app, t.key, { feedback: null });
+      const withFeedback = await keywordDocuments(app, t.key, { feedback: { documents: 3, terms: 10, queryWeight: 0.5 } });
+      assert.deepEqual(await without('spooler'), [named.documentId], 'without feedback, only the chunk holding the word');
+      assert.deepEqual(
+        await withFeedback('spooler'),
+        [named.documentId, related.documentId],
+        'with feedback, the chunk sharing its words, after it; not the unrelated one, nor the other tenant\'s',
+      );
     });
 
     it('ranks a chunk holding the query\'s words together above one holding them apart, and stays within the tenant', async function () {
