@@ -371,6 +371,8 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     product: services.search,
     vector: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, { ...DEFAULT_SEARCH_OPTIONS, mode: 'vector' }),
     keyword: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
+    // Term proximity's cost: the same keyword search with BM25F's order kept (no chunk positions read).
+    keywordNoProximity: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword', proximity: null }),
     probed: new SearchService(db, embedder, pgvector ? new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex) : vectorIndex, keywordIndex, decompounder),
   };
   for (let i = 0; i < WARMUP_QUERIES; i++) await services.search.query(ctx, request(queries[i % queries.length]!, i % 2 === 1));
@@ -395,7 +397,7 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
       };
       result.latency[run.name] = f;
       console.log(
-        `    ${run.name.padEnd(34)} p50 ${fmt(f.p50).padStart(7)}  p99 ${fmt(f.p99).padStart(7)}  ${f.qps.toFixed(1).padStart(6)} q/s  ` +
+        `    ${run.name.padEnd(41)} p50 ${fmt(f.p50).padStart(7)}  p99 ${fmt(f.p99).padStart(7)}  ${f.qps.toFixed(1).padStart(6)} q/s  ` +
           `(${f.n} queries; p50 by round ${rounds.map((r) => fmt(r.p50)).join(', ')})`,
       );
     }
@@ -412,7 +414,9 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     { name: 'vector only unfiltered c1', searcher: 'vector', filtered: false, concurrency: 1 },
     { name: 'vector only filtered c1', searcher: 'vector', filtered: true, concurrency: 1 },
     { name: 'keyword only unfiltered c1', searcher: 'keyword', filtered: false, concurrency: 1 },
+    { name: 'keyword only unfiltered c1, no proximity', searcher: 'keywordNoProximity', filtered: false, concurrency: 1 },
     { name: 'keyword only filtered c1', searcher: 'keyword', filtered: true, concurrency: 1 },
+    { name: 'keyword only filtered c1, no proximity', searcher: 'keywordNoProximity', filtered: true, concurrency: 1 },
   ]);
   for (const filtered of pgvector ? [false, true] : []) {
     probe.last = undefined;
