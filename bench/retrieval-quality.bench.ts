@@ -100,6 +100,7 @@ import { LexemeFrequencies, PostgresKeywordIndex, keywordSearch } from '../core/
 import { KEYWORD_ANALYSIS, postgresConfigs } from '../core/search/text-search-config.js';
 import { type ChunkFilter, chunkFilterSql } from '../core/search/chunk-filter.js';
 import { type FusionOptions, reciprocalRankFusion } from '../core/search/fusion.js';
+import { foldAccents } from '../core/search/accent-folding.js';
 import { PROXIMITY } from '../core/search/proximity.js';
 import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
 import type { QueryResultItem } from '../core/search/search.schema.js';
@@ -168,6 +169,7 @@ const { values } = parseArgs({
     'untranslated-weights': { type: 'string', default: '' },
     'translation-options': { type: 'string' },
     cache: { type: 'string' },
+    'unaccented-queries': { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -861,7 +863,10 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
     );
     const setRuns: SetRun[] = [];
     for (const set of sets) {
-      const { queries, eligible } = help.sample(set, new Set(target.pageOfDocument.values()));
+      const sampled = help.sample(set, new Set(target.pageOfDocument.values()));
+      const { eligible } = sampled;
+      // `--unaccented-queries`: the queries as typed by someone who leaves accents out.
+      const queries = values['unaccented-queries'] ? sampled.queries.map((q) => ({ ...q, query: foldAccents(q.query) })) : sampled.queries;
       const retrieved = await retrieve(target, peers, help.language, queries);
       if (values.tune && set === sets[0] && chunkTarget === DEFAULT_CHUNK_TARGET) await tune(target, queries, help.language);
       if (set === sets[0] && chunkTarget === DEFAULT_CHUNK_TARGET) await tryKeywordSettings(target, queries, help.language, retrieved.candidates);

@@ -3,6 +3,7 @@ import type { Decompounder } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from '../ingestion/chunker.js';
 import { chunksPerWrite } from '../ingestion/ingestion.service.js';
+import { foldedWords } from '../search/accent-folding.js';
 import { keywordText, textSearchConfig } from '../search/text-search-config.js';
 import { type JobRow, completeJob } from '../jobs/job.repository.js';
 import type { Embedder } from '../ports/embedder.js';
@@ -103,6 +104,7 @@ export class CorpusIngestionService {
           chunkIndex: chunk.index,
           content: chunk.content,
           keywordText: keywordText(this.decompounder, chunk.content, language),
+          foldedText: foldedWords(chunk.content),
           metadata: record.metadata,
           language,
           textSearchConfig: textSearchConfig(language),

@@ -10,6 +10,7 @@ import type { UsageService } from '../usage/usage.service.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
 import type { DomainMetrics, IngestionSource } from '../ports/metrics.js';
 import { type JobBatchControl, type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
+import { foldedWords } from '../search/accent-folding.js';
 import { keywordText, textSearchConfig } from '../search/text-search-config.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from './chunker.js';
 import {
@@ -192,6 +193,8 @@ export class IngestionService {
             textSearchConfig: textSearchConfig(language),
             keywordText: keywordText(this.decompounder, r.chunk.content, language),
             keywordTitle: keywordText(this.decompounder, r.item.doc.title, language),
+            foldedText: foldedWords(r.chunk.content),
+            foldedTitle: foldedWords(r.item.doc.title),
           };
         }),
         { dimensions, embedder: this.embedder.id, encoded: encoder.encode(vectors) },

@@ -200,3 +200,31 @@ export function rankedKeywordSql(params: {
     values: p.values,
   };
 }
+
+/** SQL expressions of a text's words that accent folding changes and of their folded spellings: space-joined, aligned (foldedWords). */
+export interface FoldedWordsSql {
+  words: string;
+  folded: string;
+}
+
+/**
+ * The SQL expression of a chunk's keyword index (tsvector) under configuration `cfg`: the title (if
+ * any) with weight A, then the text; then the lexemes of their accent-folded words (foldedWords:
+ * "informacion" for "información", which PostgreSQL's Spanish configuration stems to 'inform'), so
+ * a query typed without accents finds the chunk too. A folded word adds nothing when its own
+ * spelling is a stop word (the German "für" does not bring 'fur'), nor when the chunk already holds
+ * its lexeme ('pagin' of both "página" and "pagina"): no count is doubled. Arguments are SQL
+ * expressions; the folded words' positions follow the text's.
+ */
+export function keywordTsvectorSql(a: { cfg: string; title?: string; text: string; foldedTitle?: FoldedWordsSql; foldedText: FoldedWordsSql }): string {
+  const cfg = `${a.cfg}::regconfig`;
+  const vector = (title: string | undefined, text: string) =>
+    title === undefined ? `to_tsvector(${cfg}, ${text})` : `setweight(to_tsvector(${cfg}, ${title}), 'A') || to_tsvector(${cfg}, ${text})`;
+  // A word is a stop word when the configuration makes no lexeme of it.
+  const kept = (f: FoldedWordsSql) =>
+    `coalesce((SELECT string_agg(p.f, ' ' ORDER BY p.n) FROM unnest(string_to_array(${f.words}, ' '), string_to_array(${f.folded}, ' ')) ` +
+    `WITH ORDINALITY AS p(o, f, n) WHERE to_tsvector(${cfg}, p.o) <> ''::tsvector), '')`;
+  const folded = vector(a.foldedTitle && kept(a.foldedTitle), kept(a.foldedText));
+  // OFFSET 0: pulled up, the subquery's vector would be computed for each use (the text analysed twice).
+  return `(SELECT k.m || ts_delete(${folded}, tsvector_to_array(k.m)) FROM (SELECT ${vector(a.title, a.text)} AS m OFFSET 0) k)`;
+}

@@ -2,6 +2,7 @@ import { type Scope, scopeParams, scopeSql } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
 import { ALL_KEYWORD_ANALYSES, isOwnAnalysis, keywordAnalysis, ownAnalysisLexeme, postgresConfigs, withSlashParts } from './text-search-config.js';
+import { foldAccents, withFoldedWords } from './accent-folding.js';
 import { queryLexemesSql, textsLexemesSql } from './search-sql.js';
 
 /**
@@ -13,34 +14,59 @@ import { queryLexemesSql, textsLexemesSql } from './search-sql.js';
  */
 export async function queryLexemes(db: Queryable, query: string, analyses: readonly string[] = ALL_KEYWORD_ANALYSES): Promise<WordForms[]> {
   const configs = postgresConfigs(analyses);
-  const { rows } = await db.query<Record<string, string[]> & { w: string }>(queryLexemesSql(configs), [withSlashParts(query)]);
-  return wordsOfRows(rows, configs, analyses);
+  const { text, added } = withFoldedWords(withSlashParts(query));
+  const { rows } = await db.query<Record<string, string[]> & { w: string }>(queryLexemesSql(configs), [text]);
+  return wordsOfRows(rows, configs, analyses, added);
 }
 
 /** As `queryLexemes`, for each of several texts, in one statement: each text's words, in the texts' order. */
 export async function textsLexemes(db: Queryable, texts: readonly string[], analyses: readonly string[] = ALL_KEYWORD_ANALYSES): Promise<WordForms[][]> {
   if (!texts.length) return [];
   const configs = postgresConfigs(analyses);
-  const { rows } = await db.query<Record<string, string[]> & { w: string; t: string }>(textsLexemesSql(configs), [texts.map(withSlashParts)]);
-  return texts.map((_, i) => wordsOfRows(rows.filter((row) => Number(row.t) === i + 1), configs, analyses));
+  const prepared = texts.map((text) => withFoldedWords(withSlashParts(text)));
+  const { rows } = await db.query<Record<string, string[]> & { w: string; t: string }>(textsLexemesSql(configs), [prepared.map((p) => p.text)]);
+  return prepared.map((p, i) => wordsOfRows(rows.filter((row) => Number(row.t) === i + 1), configs, analyses, p.added));
 }
 
-function wordsOfRows(rows: Array<Record<string, string[]> & { w: string }>, configs: readonly string[], analyses: readonly string[]): WordForms[] {
-  return rows
-    .map((row) => {
+/**
+ * The query's words from the normalising statement's rows, each as its forms under every analysis.
+ * A word and its accent-folded spelling ("información", "informacion") are one word with the forms
+ * of both: chunks index the folded spelling's lexemes too (keywordTsvectorSql), so a query typed
+ * with or without accents finds either spelling, and BM25F takes the word's best form. A folded
+ * spelling the query did not hold (`added`) counts under an analysis only where the word as typed
+ * is not a stop word, as chunks index it.
+ */
+function wordsOfRows(
+  rows: Array<Record<string, string[]> & { w: string }>,
+  configs: readonly string[],
+  analyses: readonly string[],
+  added: ReadonlySet<string>,
+): WordForms[] {
+  const byFolded = new Map<string, Array<Record<string, string[]> & { w: string }>>();
+  for (const row of rows) {
+    const key = foldAccents(row.w);
+    byFolded.set(key, [...(byFolded.get(key) ?? []), row]);
+  }
+  const lexemesOfRow = (row: Record<string, string[]> & { w: string }, analysis: string): string[] => {
+    if (!isOwnAnalysis(analysis)) return row[`c${configs.indexOf(analysis)}`] ?? [];
+    const own = ownAnalysisLexeme(analysis, row.w);
+    return own ? [own] : [];
+  };
+  return [...byFolded.values()]
+    .map((spellings) => {
       const forms = new Map<string, string[]>();
       const add = (lexeme: string, analysis: string) => {
         if (lexeme.includes('\\')) return;
         const made = forms.get(lexeme);
-        if (made) made.push(analysis);
-        else forms.set(lexeme, [analysis]);
+        if (!made) forms.set(lexeme, [analysis]);
+        else if (!made.includes(analysis)) made.push(analysis);
       };
+      const typed = spellings.filter((row) => !added.has(row.w));
       for (const analysis of analyses) {
-        if (!isOwnAnalysis(analysis)) for (const lexeme of row[`c${configs.indexOf(analysis)}`] ?? []) add(lexeme, analysis);
-        else {
-          const own = ownAnalysisLexeme(analysis, row.w);
-          if (own) add(own, analysis);
-        }
+        const asTyped = typed.map((row) => lexemesOfRow(row, analysis));
+        for (const lexemes of asTyped) for (const lexeme of lexemes) add(lexeme, analysis);
+        if (!asTyped.some((lexemes) => lexemes.length)) continue;
+        for (const row of spellings) if (added.has(row.w)) for (const lexeme of lexemesOfRow(row, analysis)) add(lexeme, analysis);
       }
       return [...forms].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([lexeme, made]) => ({ lexeme, analyses: made }));
     })

@@ -375,6 +375,25 @@ for (const database of testDatabases()) {
       assert.deepEqual(fromCorpus(await query(late.api, { query: 'mangrove roots salt' }), other), []);
     });
 
+    it('finds corpus records by words typed without their accents', async () => {
+      const slug = await createCorpus({ plans: ['standard'] });
+      await load(slug, [
+        { source_record_id: 'fr1', content: 'Sélectionnez un élément de la fenêtre principale pour afficher ses propriétés.' },
+        { source_record_id: 'fr2', content: 'Le tableau affiche les valeurs de chaque colonne et leur somme en bas.' },
+      ]);
+      // The keyword index holds the folded spellings' lexemes (French stems keep accents: 'élément').
+      const { rows } = await app.services.db.query<{ tsv: string }>(
+        `SELECT pc.tsv::text AS tsv FROM platform_chunks pc JOIN corpora c ON c.id = pc.corpus_id WHERE c.slug = $1 AND pc.source_record_id = 'fr1'`,
+        [slug],
+      );
+      assert.match(rows[0]!.tsv, /'élément':\d+/);
+      assert.match(rows[0]!.tsv, /'element':\d+/);
+      assert.match(rows[0]!.tsv, /'fenetr':\d+/);
+      const t = await tenant('standard');
+      const found = fromCorpus(await query(t.api, { query: 'element fenetre proprietes', corpora: [slug] }), slug);
+      assert.equal(found[0]?.source_record_id, 'fr1');
+    });
+
     it('searches only corpora the plan gives access to', async () => {
       const slug = await createCorpus({ plans: ['enterprise'] });
       await load(slug, [{ source_record_id: 'r1', content: 'Basalt columns form when thick lava flows cool and contract.' }]);

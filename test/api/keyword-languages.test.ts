@@ -102,5 +102,44 @@ for (const database of testDatabases()) {
       assert.equal(both[0], joined.documentId, 'the page holding the joined word first');
       assert.ok(both.includes(apart.documentId) && !both.includes(neither.documentId), 'a page holding one of its words too, no other');
     });
+
+    it('finds words typed without their accents, and pages written without them by accented words, with counts not doubled', async function () {
+      this.timeout(60_000);
+      const t = await createTenant(app, 'standard');
+      const kb = (await client(app.url, t.key)('POST', '/v1/knowledge-bases', { name: 'ayuda' })).body.id as string;
+      const page = (title: string, content: string) => ingest(app, t.key, { knowledge_base_id: kb, title, content });
+      const printing = await page('Impresión', 'La configuración de la impresora se guarda con el documento y vale para cada página que se imprime.');
+      const plain = await page('Sistema', 'La informacion del sistema muestra la version del programa y la memoria libre del equipo.');
+      const french = await page('Éléments', 'Sélectionnez un élément de la fenêtre, puis créez une copie avec le menu Édition.');
+      const other = await createTenant(app, 'standard');
+      const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x' })).body.id as string;
+      await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Impresión', content: 'La configuración de la impresora y la información del sistema.' });
+      const { rows } = await app.services.db.query<{ id: string; language: string }>('SELECT document_id AS id, language FROM chunks WHERE knowledge_base_id = $1', [kb]);
+      assert.deepEqual(
+        [printing, plain, french].map((d) => rows.find((r) => r.id === d.documentId)?.language),
+        ['es', 'es', 'fr'],
+      );
+
+      const documentsFor = await keywordDocuments(app, t.key);
+      // PostgreSQL's Spanish stemmer makes 'configur' of "configuración" but keeps "configuracion" whole.
+      assert.deepEqual(await documentsFor('configuracion'), [printing.documentId], 'typed without accents');
+      assert.deepEqual(await documentsFor('configuración'), [printing.documentId], 'typed with them');
+      // (PostgreSQL's Dutch stemmer folds accents: its form of "información" found this page before.)
+      assert.deepEqual(await documentsFor('información'), [plain.documentId], 'a page written without accents, by an accented word');
+      assert.deepEqual(await documentsFor('informacion'), [plain.documentId]);
+      assert.deepEqual(await documentsFor('element fenetre'), [french.documentId], 'French, whose stemmer keeps accents');
+      assert.deepEqual(await documentsFor('edition'), [french.documentId], 'a title word');
+
+      // "página" and "pagina" are both 'pagin' to the Spanish stemmer: the folded word adds no second count.
+      const { rows: vectors } = await app.services.db.query<{ tsv: string }>('SELECT tsv::text AS tsv FROM chunks WHERE document_id = $1', [printing.documentId]);
+      assert.match(vectors[0]!.tsv, /'pagin':\d+ /);
+      assert.match(vectors[0]!.tsv, /'configur':\d+ /);
+      assert.match(vectors[0]!.tsv, /'configuracion':\d+ /, 'the folded spelling\'s own lexeme');
+      // A stop word's folded spelling is no word either: "más" (a Spanish stop word) brings no 'mas'.
+      const stop = await page('Más', 'Elija más opciones en el diálogo.');
+      const { rows: stops } = await app.services.db.query<{ tsv: string }>('SELECT tsv::text AS tsv FROM chunks WHERE document_id = $1', [stop.documentId]);
+      assert.doesNotMatch(stops[0]!.tsv, /'mas'/);
+      assert.match(stops[0]!.tsv, /'dialog'/);
+    });
   });
 }
