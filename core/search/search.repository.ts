@@ -45,7 +45,9 @@ function wordsOfRows(
   const byFolded = new Map<string, Array<Record<string, string[]> & { w: string }>>();
   for (const row of rows) {
     const key = foldAccents(row.w);
-    byFolded.set(key, [...(byFolded.get(key) ?? []), row]);
+    const spellings = byFolded.get(key);
+    if (spellings) spellings.push(row);
+    else byFolded.set(key, [row]);
   }
   const lexemesOfRow = (row: Record<string, string[]> & { w: string }, analysis: string): string[] => {
     if (!isOwnAnalysis(analysis)) return row[`c${configs.indexOf(analysis)}`] ?? [];
