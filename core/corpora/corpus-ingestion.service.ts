@@ -3,7 +3,7 @@ import type { Decompounder } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from '../ingestion/chunker.js';
 import { chunksPerWrite } from '../ingestion/ingestion.service.js';
-import { foldedWords } from '../search/accent-folding.js';
+import { foldedKeywords } from '../search/accent-folding.js';
 import { keywordText, textSearchConfig } from '../search/text-search-config.js';
 import { type JobRow, completeJob } from '../jobs/job.repository.js';
 import type { Embedder } from '../ports/embedder.js';
@@ -99,12 +99,13 @@ export class CorpusIngestionService {
     for (const { record, chunks: recordChunks } of batch) {
       for (const chunk of recordChunks) {
         const language = this.detector.detect(chunk.content).language;
+        const text = keywordText(this.decompounder, chunk.content, language);
         chunks.push({
           sourceRecordId: record.source_record_id,
           chunkIndex: chunk.index,
           content: chunk.content,
-          keywordText: keywordText(this.decompounder, chunk.content, language),
-          foldedText: foldedWords(chunk.content),
+          keywordText: text,
+          folded: foldedKeywords(text),
           metadata: record.metadata,
           language,
           textSearchConfig: textSearchConfig(language),

@@ -1,7 +1,7 @@
 import type { EmbeddingEncoder } from '../db/embeddings.js';
 import type { Scope } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
-import type { FoldedWords } from '../search/accent-folding.js';
+import type { FoldedKeywords } from '../search/accent-folding.js';
 import { keywordTsvectorSql } from '../search/search-sql.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import type { PlanId } from '../plans.js';
@@ -200,9 +200,9 @@ export interface ChunkToStore {
   sourceRecordId: string;
   chunkIndex: number;
   content: string;
-  /** What keyword search indexes of the content (keywordText), and its words that accent folding changes, with their folded spellings (foldedWords). */
+  /** What keyword search indexes of the content (keywordText), and it folded, with the words folding changes (foldedKeywords). */
   keywordText: string;
-  foldedText: FoldedWords;
+  folded: FoldedKeywords;
   metadata: RecordMetadata;
   language: string | null;
   textSearchConfig: string;
@@ -222,9 +222,9 @@ export async function insertCorpusChunks(
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO platform_chunks (corpus_id, source_record_id, chunk_index, content, metadata, language, dimensions, embedding,
                                   embedder, tsv)
-     SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, ${embeddings.element('t.emb')}, $3, ${keywordTsvectorSql({ cfg: 't.cfg', text: 't.keyword_text', foldedText: { words: 't.accented_text', folded: 't.folded_text' } })}
-     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::${embeddings.type}, $11::text[], $12::text[], $13::text[])
-       AS t(rid, idx, content, meta, lang, cfg, emb, keyword_text, accented_text, folded_text)
+     SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, ${embeddings.element('t.emb')}, $3, ${keywordTsvectorSql({ cfg: 't.cfg', text: 't.keyword_text', folded: { text: 't.folded_text', words: 't.accented_words', folded: 't.folded_words' } })}
+     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::${embeddings.type}, $11::text[], $12::text[], $13::text[], $14::text[])
+       AS t(rid, idx, content, meta, lang, cfg, emb, keyword_text, folded_text, accented_words, folded_words)
      RETURNING id`,
     [
       corpus.id,
@@ -238,8 +238,9 @@ export async function insertCorpusChunks(
       chunks.map((c) => c.textSearchConfig),
       embeddings.value,
       chunks.map((c) => c.keywordText),
-      chunks.map((c) => c.foldedText.words.join(' ')),
-      chunks.map((c) => c.foldedText.folded.join(' ')),
+      chunks.map((c) => c.folded.text),
+      chunks.map((c) => c.folded.words.join(' ')),
+      chunks.map((c) => c.folded.folded.join(' ')),
     ],
   );
   await db.query('UPDATE corpora SET chunk_count = chunk_count + $2 WHERE id = $1', [corpus.id, chunks.length]);

@@ -1,6 +1,6 @@
 import { rowVersionSql } from '../db/row-version.js';
 import type { Queryable } from '../db/database.js';
-import type { FoldedWords } from '../search/accent-folding.js';
+import type { FoldedKeywords } from '../search/accent-folding.js';
 import { keywordTsvectorSql } from '../search/search-sql.js';
 import type { EncodedEmbeddings } from '../db/embeddings.js';
 import type { PlanId } from '../plans.js';
@@ -62,9 +62,8 @@ export interface NewChunk {
   /** What keyword search indexes: the text and the document's title, as keyword search analyses them (keywordText). */
   keywordText: string;
   keywordTitle: string;
-  /** Their words that accent folding changes, with their folded spellings (foldedWords). */
-  foldedText: FoldedWords;
-  foldedTitle: FoldedWords;
+  /** The two folded, and the words folding changes in them (foldedKeywords). */
+  folded: FoldedKeywords;
 }
 
 /**
@@ -83,11 +82,11 @@ export async function insertChunks(
     `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
                          dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
      SELECT t.tenant_id, t.sub_tenant_id, t.kb_id, t.doc_id, t.idx, t.content, t.lang, $1, ${encoded.element('t.emb')}, $2,
-            ${keywordTsvectorSql({ cfg: 't.cfg', title: 't.keyword_title', text: 't.keyword_text', foldedTitle: { words: 't.accented_title', folded: 't.folded_title' }, foldedText: { words: 't.accented_text', folded: 't.folded_text' } })}, t.title, t.tags::jsonb, t.created_at
+            ${keywordTsvectorSql({ cfg: 't.cfg', title: 't.keyword_title', text: 't.keyword_text', folded: { text: 't.folded_text', title: 't.folded_title', words: 't.accented_words', folded: 't.folded_words' } })}, t.title, t.tags::jsonb, t.created_at
      FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[],
                  $10::int[], $11::text[], $12::text[], $13::text[], $14::${encoded.type}, $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[])
           AS t(tenant_id, sub_tenant_id, kb_id, doc_id, title, tags, created_at, idx, content, lang, cfg, emb, keyword_text, keyword_title,
-               accented_text, folded_text, accented_title, folded_title)
+               folded_text, folded_title, accented_words, folded_words)
      ON CONFLICT (document_id, chunk_index) DO NOTHING
      RETURNING id, document_id, chunk_index, tsv::text AS tsv`,
     [
@@ -107,10 +106,10 @@ export async function insertChunks(
       encoded.value,
       chunks.map((c) => c.keywordText),
       chunks.map((c) => c.keywordTitle),
-      chunks.map((c) => c.foldedText.words.join(' ')),
-      chunks.map((c) => c.foldedText.folded.join(' ')),
-      chunks.map((c) => c.foldedTitle.words.join(' ')),
-      chunks.map((c) => c.foldedTitle.folded.join(' ')),
+      chunks.map((c) => c.folded.text),
+      chunks.map((c) => c.folded.title),
+      chunks.map((c) => c.folded.words.join(' ')),
+      chunks.map((c) => c.folded.folded.join(' ')),
     ],
   );
   return rows;
