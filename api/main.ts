@@ -78,7 +78,6 @@ async function main(): Promise<void> {
   const { port } = server.address() as AddressInfo;
   runtime.services.portal.listeningOn(port);
   if (embedded) await recordServer(config.dataDir, { pid: process.pid, port });
-  log.info({ port, pid: process.pid, database: config.database.kind, dataDir: embedded ? config.dataDir : undefined }, 'Lore is listening');
 
   let stopping = false;
   /** Stops taking requests, lets running ones finish, releases the job engine and closes the database. */
@@ -110,6 +109,9 @@ async function main(): Promise<void> {
     log.fatal({ err }, 'uncaught exception: stopping so the supervisor restarts Lore');
     stop('uncaughtException', EXIT_RESTART);
   });
+  // Announced once the handlers above are in place: a supervisor (or a test) that stops the server
+  // as soon as it reads this line gets a clean shutdown, never the signal's default exit.
+  log.info({ port, pid: process.pid, database: config.database.kind, dataDir: embedded ? config.dataDir : undefined }, 'Lore is listening');
 }
 
 main().catch((err: unknown) => {

@@ -237,7 +237,7 @@ async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Arr
   let t = performance.now();
   const generation = await store.begin();
   const graphFile = segment.hasGraph ? path.join(generation, 'graph-0.usearch') : undefined;
-  await store.write(generation, { databaseId: 'bench', embedderId: 'bench', keywords: false, takenAt: new Date().toISOString() }, [
+  await store.write(generation, { databaseId: 'bench', embedderId: 'bench', keywords: false, keywordIndexGeneration: 0, takenAt: new Date().toISOString() }, [
     { group: 'knowledgeBase', id: 'kb', state: await segment.exportState(graphFile), graphFile },
   ]);
   const writeSeconds = (performance.now() - t) / 1000;
@@ -248,7 +248,7 @@ async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Arr
   // The built segment's memory goes before the restart's is counted (usearch frees a graph when it is collected).
   (globalThis as { gc?: () => void }).gc?.();
   t = performance.now();
-  const read = await store.read({ databaseId: 'bench', embedderId: 'bench', keywords: false });
+  const read = await store.read({ databaseId: 'bench', embedderId: 'bench', keywords: false, keywordIndexGeneration: 0 });
   const restored = Segment.restore<IndexedDocument>(
     documentState(read!.segments[0]!.state),
     read!.segments[0]!.graphFile,

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, type Config, loadConfig } from '../core/config.js';
 import { migrate } from '../core/db/migrator.js';
 import { openDatabase } from '../core/db/open.js';
+import type { Database } from '../core/db/database.js';
 import { AppError } from '../core/errors.js';
 import { readAdminToken, runningServer } from '../core/instance/data-dir.js';
 import { presentCreatedKey } from '../core/keys/api-key.presenter.js';
@@ -10,6 +11,8 @@ import { presentInvitation, presentTenant } from '../core/tenants/tenant.present
 import pino from 'pino';
 import { createRuntime } from '../runtime/runtime.js';
 import { createEmbedder, createVectorIndex } from '../runtime/adapters.js';
+import { WordListDecompounder } from '../core/adapters/wordlist.decompounder.js';
+import { rebuildKeywordIndex } from '../core/search/keyword-rebuild.js';
 import { createTenantSchema, updateTenantSchema } from '../core/tenants/tenant.schema.js';
 import { type CorpusAdmin, directCorpusAdmin, httpCorpusAdmin, runCorpusCommand } from './corpus.command.js';
 
@@ -33,6 +36,9 @@ const USAGE = `Usage: npm run cli -- <command>
 
   vector-index reconcile         VECTOR_INDEX=qdrant: compare the collections with the chunk tables
                                  and repair every difference (after an outage or a restore)
+  keyword-index rebuild          re-analyse every stored chunk's keyword index as ingestion does
+                                 today (after an upgrade that improved it: docs/operations.md);
+                                 prints progress to stderr; running it again rewrites nothing
 
 Prints JSON. With the embedded database and a Lore server running on the same DATA_DIR, the CLI
 goes through that server's internal admin API (PGlite admits one process per data directory);
@@ -114,17 +120,42 @@ function tenantUpdateBody(values: Partial<Record<'name' | 'email' | 'plan' | 'st
   return body;
 }
 
-/** Repairs an external vector index (Qdrant) from the chunk tables, opening the database itself. */
-async function reconcileVectorIndex(config: Config): Promise<unknown> {
+/** Opens the database for maintenance the CLI does itself; with the embedded database, only while no server uses it. */
+async function openForMaintenance(config: Config): Promise<Database> {
   if (config.database.kind === 'embedded' && (await runningServer(config.dataDir))) {
     throw new Error(`A Lore server is using ${config.dataDir}; stop it first (PGlite admits one process per data directory).`);
   }
-  const db = await openDatabase(config);
+  return openDatabase(config);
+}
+
+/** Repairs an external vector index (Qdrant) from the chunk tables, opening the database itself. */
+async function reconcileVectorIndex(config: Config): Promise<unknown> {
+  const db = await openForMaintenance(config);
   try {
     if (config.migrateOnStart) await migrate(db);
     const index = createVectorIndex(db, config, createEmbedder(config), pino({ level: 'warn' }));
     if (!index.reconcile) return { vector_index: index.kind, reconciled: false, reason: 'this index reads the chunk tables itself; there is nothing to repair' };
     return { vector_index: index.kind, ...(await index.reconcile()) };
+  } finally {
+    await db.close();
+  }
+}
+
+/** Re-analyses every stored chunk's keyword index (rebuildKeywordIndex), opening the database itself. */
+async function rebuildKeywords(config: Config): Promise<unknown> {
+  const db = await openForMaintenance(config);
+  try {
+    if (config.migrateOnStart) await migrate(db);
+    const started = Date.now();
+    let reported = 0;
+    const report = await rebuildKeywordIndex(db, new WordListDecompounder(config.wordLists), {
+      onBatch: (table, read, rewritten) => {
+        if (Date.now() - reported < 5_000) return;
+        reported = Date.now();
+        console.error(`${table}: ${read} read, ${rewritten} rewritten`);
+      },
+    });
+    return { ...report, seconds: Math.round((Date.now() - started) / 100) / 10 };
   } finally {
     await db.close();
   }
@@ -150,13 +181,17 @@ async function run(argv: string[]): Promise<unknown> {
     },
   });
   const [group, command, id] = positionals;
-  if (values.help || !['tenant', 'corpus', 'vector-index'].includes(group ?? '') || !command) {
+  if (values.help || !['tenant', 'corpus', 'vector-index', 'keyword-index'].includes(group ?? '') || !command) {
     console.log(USAGE);
     process.exit(values.help ? 0 : 2);
   }
   if (group === 'vector-index') {
     if (command !== 'reconcile') throw new Error(`unknown command: vector-index ${command}\n\n${USAGE}`);
     return reconcileVectorIndex(loadConfig());
+  }
+  if (group === 'keyword-index') {
+    if (command !== 'rebuild') throw new Error(`unknown command: keyword-index ${command}\n\n${USAGE}`);
+    return rebuildKeywords(loadConfig());
   }
   const admin = await connect(loadConfig());
   try {

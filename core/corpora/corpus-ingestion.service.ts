@@ -3,8 +3,7 @@ import type { Decompounder } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from '../ingestion/chunker.js';
 import { chunksPerWrite } from '../ingestion/ingestion.service.js';
-import { foldedKeywords } from '../search/accent-folding.js';
-import { keywordText, textSearchConfig } from '../search/text-search-config.js';
+import { chunkKeywords } from '../search/chunk-keywords.js';
 import { type JobRow, completeJob } from '../jobs/job.repository.js';
 import type { Embedder } from '../ports/embedder.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
@@ -99,16 +98,13 @@ export class CorpusIngestionService {
     for (const { record, chunks: recordChunks } of batch) {
       for (const chunk of recordChunks) {
         const language = this.detector.detect(chunk.content).language;
-        const text = keywordText(this.decompounder, chunk.content, language);
         chunks.push({
           sourceRecordId: record.source_record_id,
           chunkIndex: chunk.index,
           content: chunk.content,
-          keywordText: text,
-          folded: foldedKeywords(text),
+          keywords: chunkKeywords(this.decompounder, language, chunk.content),
           metadata: record.metadata,
           language,
-          textSearchConfig: textSearchConfig(language),
           vector: vectors[i++]!,
         });
       }

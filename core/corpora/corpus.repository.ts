@@ -1,7 +1,7 @@
 import type { EmbeddingEncoder } from '../db/embeddings.js';
 import type { Scope } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
-import type { FoldedKeywords } from '../search/accent-folding.js';
+import type { ChunkKeywords } from '../search/chunk-keywords.js';
 import { keywordTsvectorSql } from '../search/search-sql.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import type { PlanId } from '../plans.js';
@@ -200,12 +200,10 @@ export interface ChunkToStore {
   sourceRecordId: string;
   chunkIndex: number;
   content: string;
-  /** What keyword search indexes of the content (keywordText), and it folded, with the words folding changes (foldedKeywords). */
-  keywordText: string;
-  folded: FoldedKeywords;
+  /** What its keyword index is built from: the content as keyword search analyses it. */
+  keywords: ChunkKeywords;
   metadata: RecordMetadata;
   language: string | null;
-  textSearchConfig: string;
   vector: Float32Array;
 }
 
@@ -235,12 +233,12 @@ export async function insertCorpusChunks(
       chunks.map((c) => c.content),
       chunks.map((c) => JSON.stringify(c.metadata)),
       chunks.map((c) => c.language),
-      chunks.map((c) => c.textSearchConfig),
+      chunks.map((c) => c.keywords.textSearchConfig),
       embeddings.value,
-      chunks.map((c) => c.keywordText),
-      chunks.map((c) => c.folded.text),
-      chunks.map((c) => c.folded.words.join(' ')),
-      chunks.map((c) => c.folded.folded.join(' ')),
+      chunks.map((c) => c.keywords.text),
+      chunks.map((c) => c.keywords.folded.text),
+      chunks.map((c) => c.keywords.folded.words.join(' ')),
+      chunks.map((c) => c.keywords.folded.folded.join(' ')),
     ],
   );
   await db.query('UPDATE corpora SET chunk_count = chunk_count + $2 WHERE id = $1', [corpus.id, chunks.length]);

@@ -1,6 +1,6 @@
 import { rowVersionSql } from '../db/row-version.js';
 import type { Queryable } from '../db/database.js';
-import type { FoldedKeywords } from '../search/accent-folding.js';
+import type { ChunkKeywords } from '../search/chunk-keywords.js';
 import { keywordTsvectorSql } from '../search/search-sql.js';
 import type { EncodedEmbeddings } from '../db/embeddings.js';
 import type { PlanId } from '../plans.js';
@@ -58,12 +58,8 @@ export interface NewChunk {
   index: number;
   content: string;
   language: string | null;
-  textSearchConfig: string;
-  /** What keyword search indexes: the text and the document's title, as keyword search analyses them (keywordText). */
-  keywordText: string;
-  keywordTitle: string;
-  /** The two folded, and the words folding changes in them (foldedKeywords). */
-  folded: FoldedKeywords;
+  /** What its keyword index is built from: the text and the document's title as keyword search analyses them. */
+  keywords: ChunkKeywords;
 }
 
 /**
@@ -102,14 +98,14 @@ export async function insertChunks(
       chunks.map((c) => c.index),
       chunks.map((c) => c.content),
       chunks.map((c) => c.language),
-      chunks.map((c) => c.textSearchConfig),
+      chunks.map((c) => c.keywords.textSearchConfig),
       encoded.value,
-      chunks.map((c) => c.keywordText),
-      chunks.map((c) => c.keywordTitle),
-      chunks.map((c) => c.folded.text),
-      chunks.map((c) => c.folded.title),
-      chunks.map((c) => c.folded.words.join(' ')),
-      chunks.map((c) => c.folded.folded.join(' ')),
+      chunks.map((c) => c.keywords.text),
+      chunks.map((c) => c.keywords.title),
+      chunks.map((c) => c.keywords.folded.text),
+      chunks.map((c) => c.keywords.folded.title),
+      chunks.map((c) => c.keywords.folded.words.join(' ')),
+      chunks.map((c) => c.keywords.folded.folded.join(' ')),
     ],
   );
   return rows;

@@ -10,8 +10,7 @@ import type { UsageService } from '../usage/usage.service.js';
 import type { LanguageDetector } from '../ports/language-detector.js';
 import type { DomainMetrics, IngestionSource } from '../ports/metrics.js';
 import { type JobBatchControl, type JobControl, LeaseLostError, NonRetryableError } from '../ports/workflow-engine.js';
-import { foldedKeywords } from '../search/accent-folding.js';
-import { keywordText, textSearchConfig } from '../search/text-search-config.js';
+import { chunkKeywords } from '../search/chunk-keywords.js';
 import { type ChunkingOptions, DEFAULT_CHUNKING, type TextChunk, chunkText } from './chunker.js';
 import {
   type DocumentToIndex,
@@ -185,17 +184,12 @@ export class IngestionService {
         this.db,
         rows.map((r, j) => {
           const language = langs[j] ?? null;
-          const text = keywordText(this.decompounder, r.chunk.content, language);
-          const title = keywordText(this.decompounder, r.item.doc.title, language);
           return {
             doc: r.item.doc,
             index: r.chunk.index,
             content: r.chunk.content,
             language,
-            textSearchConfig: textSearchConfig(language),
-            keywordText: text,
-            keywordTitle: title,
-            folded: foldedKeywords(text, title),
+            keywords: chunkKeywords(this.decompounder, language, r.chunk.content, r.item.doc.title),
           };
         }),
         { dimensions, embedder: this.embedder.id, encoded: encoder.encode(vectors) },

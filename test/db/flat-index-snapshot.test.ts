@@ -12,7 +12,7 @@ import { PgVectorIndex } from '../../core/adapters/pgvector.vector-index.js';
 import type { Database } from '../../core/db/database.js';
 import { migrate } from '../../core/db/migrator.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
-import { readDatabaseId } from '../../core/instance/database-identity.repository.js';
+import { advanceKeywordIndexGeneration, readDatabaseId } from '../../core/instance/database-identity.repository.js';
 import type { ChunkFilter } from '../../core/search/chunk-filter.js';
 import { keywordRanking } from '../../core/search/search.repository.js';
 import { SyntheticCorpus } from '../../bench/corpus.js';
@@ -281,6 +281,28 @@ for (const database of testDatabases()) {
       } finally {
         await other.close();
       }
+    });
+
+    it('refuses a snapshot taken before a keyword index rebuild rewrote lexemes, reading the tables instead', async () => {
+      await (await started(make())).close();
+      // What a rebuild's rewrite does in its transaction (core/search/keyword-rebuild.ts).
+      await advanceKeywordIndexGeneration(db);
+      const index = await started(make());
+      try {
+        assert.equal(index.loadReport?.from, 'tables');
+        assert.match(index.loadReport?.snapshotRefused ?? '', /^taken at keyword index generation \d+, before a rebuild \(now \d+\)$/);
+      } finally {
+        await index.close();
+      }
+      const next = await started(make());
+      await next.close();
+      assert.equal(next.loadReport?.from, 'snapshot', 'the snapshot written at close names the new generation');
+      // Without keywords a snapshot holds no lexemes, so a rebuild leaves it good.
+      await (await started(make({ keywords: false }))).close();
+      await advanceKeywordIndexGeneration(db);
+      const vectorsOnly = await started(make({ keywords: false }));
+      await vectorsOnly.close();
+      assert.equal(vectorsOnly.loadReport?.from, 'snapshot');
     });
 
     it('refuses a snapshot that names no database (written before databases had ids), reading the tables instead', async () => {

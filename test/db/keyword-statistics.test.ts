@@ -3,6 +3,7 @@ import type { Database } from '../../core/db/database.js';
 import { keywordStatistics } from '../../core/search/search.repository.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, ingest, startTestApp, waitForCorpusJob } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+import { keywordStatisticsDrift } from '../support/keywords.js';
 
 for (const database of testDatabases()) {
   describe(`keyword statistics [${database.name}]`, () => {
@@ -18,40 +19,7 @@ for (const database of testDatabases()) {
       await app?.close();
     });
 
-    /** Rows of the statistics tables that differ from a count over the chunk tables (none when exact). */
-    const drift = async (): Promise<unknown[]> => {
-      const { rows } = await db.query(
-        `WITH counted_collections AS (
-           SELECT knowledge_base_id AS collection_id, count(*) AS chunks, sum(length(tsv)) AS lexemes FROM chunks GROUP BY 1
-           UNION ALL SELECT corpus_id, count(*), sum(length(tsv)) FROM platform_chunks GROUP BY 1
-         ), counted_terms AS (
-           SELECT c.knowledge_base_id AS collection_id, u.lexeme, count(*) AS chunks FROM chunks c, unnest(c.tsv) u GROUP BY 1, 2
-           UNION ALL SELECT c.corpus_id, u.lexeme, count(*) FROM platform_chunks c, unnest(c.tsv) u GROUP BY 1, 2
-         ), counted_languages AS (
-           SELECT knowledge_base_id AS collection_id, coalesce(language, '') AS language, count(*) AS chunks FROM chunks GROUP BY 1, 2
-           UNION ALL SELECT corpus_id, coalesce(language, ''), count(*) FROM platform_chunks GROUP BY 1, 2
-         )
-         (SELECT 'kept' AS side, collection_id::text, '' AS lexeme, chunks, lexemes FROM keyword_collections
-          EXCEPT SELECT 'kept', collection_id::text, '', chunks, lexemes FROM counted_collections)
-         UNION ALL
-         (SELECT 'counted', collection_id::text, '', chunks, lexemes FROM counted_collections
-          EXCEPT SELECT 'counted', collection_id::text, '', chunks, lexemes FROM keyword_collections)
-         UNION ALL
-         (SELECT 'kept', collection_id::text, lexeme, chunks, 0 FROM keyword_terms
-          EXCEPT SELECT 'kept', collection_id::text, lexeme, chunks, 0 FROM counted_terms)
-         UNION ALL
-         (SELECT 'counted', collection_id::text, lexeme, chunks, 0 FROM counted_terms
-          EXCEPT SELECT 'counted', collection_id::text, lexeme, chunks, 0 FROM keyword_terms)
-         UNION ALL
-         (SELECT 'kept language', collection_id::text, language, chunks, 0 FROM keyword_languages
-          EXCEPT SELECT 'kept language', collection_id::text, language, chunks, 0 FROM counted_languages)
-         UNION ALL
-         (SELECT 'counted language', collection_id::text, language, chunks, 0 FROM counted_languages
-          EXCEPT SELECT 'counted language', collection_id::text, language, chunks, 0 FROM keyword_languages)
-         LIMIT 10`,
-      );
-      return rows;
-    };
+    const drift = () => keywordStatisticsDrift(db);
 
     it('are kept exact by every write: ingestion, deleting a document, a knowledge base, an account; loading and deleting corpus records', async function () {
       this.timeout(120_000);

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
 import { tsvectorOccurrences } from '../../db/tsvector.js';
-import { readDatabaseId } from '../../instance/database-identity.repository.js';
+import { readDatabaseId, readKeywordIndexGeneration } from '../../instance/database-identity.repository.js';
 import { type KeywordHit, type KeywordSearchParams, compareKeywordHits } from '../../ports/keyword-index.js';
 import { type DocumentIndexed, type KnownVectors, type VectorHit, type VectorIndex, type VectorIndexStatus, compareHits } from '../../ports/vector-index.js';
 import {
@@ -122,6 +122,8 @@ export class FlatVectorIndex implements VectorIndex {
   private readonly snapshots: SnapshotStore | undefined;
   /** The database's id, read at start when snapshots are kept: each one names it. */
   private databaseId: string | undefined;
+  /** The keyword index generation when the index was loaded: its snapshots name it (the lexemes held are of it). */
+  private keywordIndexGeneration = 0;
   /** Whether anything changed since the last snapshot (or the load). */
   private changed = false;
   private snapshotTimer: NodeJS.Timeout | undefined;
@@ -207,7 +209,7 @@ export class FlatVectorIndex implements VectorIndex {
         return Promise.resolve();
       });
       const segments = await Promise.all(taken);
-      const header = { databaseId, embedderId: this.embedderId, keywords: this.options.keywords, takenAt: takenAt.toISOString() };
+      const header = { databaseId, embedderId: this.embedderId, keywords: this.options.keywords, keywordIndexGeneration: this.keywordIndexGeneration, takenAt: takenAt.toISOString() };
       await store.write(generation, header, segments);
       this.log.info({ segments: segments.length, ms: Date.now() - started }, 'vector index snapshot written');
     } catch (err) {
@@ -229,9 +231,15 @@ export class FlatVectorIndex implements VectorIndex {
   private async restoreSnapshot(): Promise<{ report?: LoadReport; refused?: string }> {
     if (!this.snapshots) return {};
     this.databaseId = await readDatabaseId(this.db);
+    this.keywordIndexGeneration = await readKeywordIndexGeneration(this.db);
     let snapshot;
     try {
-      snapshot = await this.snapshots.read({ databaseId: this.databaseId, embedderId: this.embedderId, keywords: this.options.keywords });
+      snapshot = await this.snapshots.read({
+        databaseId: this.databaseId,
+        embedderId: this.embedderId,
+        keywords: this.options.keywords,
+        keywordIndexGeneration: this.keywordIndexGeneration,
+      });
     } catch (err) {
       if (!(err instanceof InvalidSnapshot)) this.log.error({ err }, 'reading the vector index snapshot failed');
       return { refused: err instanceof Error ? err.message : String(err) };

@@ -13,6 +13,8 @@ export interface SnapshotHeader {
   databaseId: string;
   embedderId: string;
   keywords: boolean;
+  /** The keyword index generation the segments' lexemes were read at (readKeywordIndexGeneration). */
+  keywordIndexGeneration: number;
   takenAt: string;
 }
 
@@ -33,10 +35,12 @@ interface ManifestEntry {
   graphSha256?: string;
 }
 
-interface Manifest extends Omit<SnapshotHeader, 'databaseId'> {
+interface Manifest extends Omit<SnapshotHeader, 'databaseId' | 'keywordIndexGeneration'> {
   format: number;
   /** Absent from snapshots written before databases had ids. */
   databaseId?: string;
+  /** Absent from snapshots written before keyword indexes could be rebuilt (generation 0). */
+  keywordIndexGeneration?: number;
   segments: ManifestEntry[];
 }
 
@@ -138,6 +142,10 @@ export class SnapshotStore {
     }
     if (manifest.embedderId !== expected.embedderId) throw new InvalidSnapshot(`taken with embedder ${manifest.embedderId}`);
     if (manifest.keywords !== expected.keywords) throw new InvalidSnapshot('taken with another keyword setting');
+    const keywordIndexGeneration = manifest.keywordIndexGeneration ?? 0;
+    if (expected.keywords && keywordIndexGeneration !== expected.keywordIndexGeneration) {
+      throw new InvalidSnapshot(`taken at keyword index generation ${keywordIndexGeneration}, before a rebuild (now ${expected.keywordIndexGeneration})`);
+    }
     const segments: SnapshotSegment[] = [];
     for (const entry of manifest.segments) {
       const state = await this.readSegment(path.join(generation, entry.file), entry.sha256);
@@ -150,7 +158,7 @@ export class SnapshotStore {
       segments.push({ group: entry.group, id: entry.id, state, graphFile });
     }
     const { embedderId, keywords, takenAt } = manifest;
-    return { header: { databaseId: expected.databaseId, embedderId, keywords, takenAt }, segments };
+    return { header: { databaseId: expected.databaseId, embedderId, keywords, keywordIndexGeneration, takenAt }, segments };
   }
 
   private async writeSegment(file: string, state: SegmentState<Owner>): Promise<string> {
