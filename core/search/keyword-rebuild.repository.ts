@@ -16,10 +16,11 @@ export interface StoredChunkText {
 /** The next `limit` chunks of `table` by id after `afterId` (null: from the first). */
 export async function storedChunksAfter(db: Queryable, table: ChunkTable, afterId: string | null, limit: number): Promise<StoredChunkText[]> {
   const title = table === 'chunks' ? 'doc_title' : 'NULL::text';
+  // Two statements rather than `$1 IS NULL OR id > $1`, which a generic plan could not walk the key's index for.
   const { rows } = await db.query<StoredChunkText>(
     `SELECT id, content, language, ${title} AS title FROM ${table}
-     WHERE $1::uuid IS NULL OR id > $1::uuid ORDER BY id LIMIT $2`,
-    [afterId, Math.trunc(limit)],
+     ${afterId === null ? '' : 'WHERE id > $2::uuid'} ORDER BY id LIMIT $1`,
+    afterId === null ? [Math.trunc(limit)] : [Math.trunc(limit), afterId],
   );
   return rows;
 }
