@@ -2,10 +2,10 @@
  * What accent folding costs a chunk's keyword index when it is written: the LibreOffice help's
  * pages of each language (bench/libreoffice-help.ts, Debian's packages, cached in `.bench/`), cut
  * into pieces of about 1,000 characters as chunks are, analysed in PGlite by the expression
- * ingestion writes (`keywordTsvectorSql`: title and text, and the lexemes only the folded
+ * ingestion writes (`keywordTsvectorSql`: title and text, then the lexemes only the folded
  * spellings make) against the title and text alone, in statements of 200 chunks as ingestion
  * sends them, alternating, `--runs` times. Prints per language the median microseconds per chunk
- * of each, of `foldedKeywords` in JavaScript, and how many lexemes folding adds.
+ * of each, of `foldedWords` in JavaScript, and how many lexemes folding adds.
  *
  * Usage: npx tsx bench/accent-folding.bench.ts [--languages de,fr,es,it,nl] [--chunks 2000] [--runs 5] [--cache .bench/libreoffice]
  */
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
-import { foldedKeywords } from '../core/search/accent-folding.js';
+import { foldedWords } from '../core/search/accent-folding.js';
 import { keywordTsvectorSql } from '../core/search/search-sql.js';
 import { textSearchConfig } from '../core/search/text-search-config.js';
 import { loadHelpCollection } from './libreoffice-help.js';
@@ -47,13 +47,13 @@ function pieces(text: string): string[] {
 
 const db = await openPgliteDatabase('memory://');
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
-console.log('language  chunks  with folded words  plain µs/chunk  folded µs/chunk  ratio  foldedKeywords µs/chunk  lexemes plain  added by folding');
+console.log('language  chunks  with folded words  plain µs/chunk  folded µs/chunk  ratio  foldedWords µs/chunk  lexemes plain  added by folding');
 for (const language of values.languages.split(',')) {
   const help = await loadHelpCollection(path.resolve(ROOT, values.cache), language);
   const chunks = help.pages.flatMap((p) => pieces(p.text).map((text) => ({ title: p.title, text }))).slice(0, chunkCount);
   const cfg = textSearchConfig(language);
   const foldStart = performance.now();
-  const folded = chunks.map((c) => foldedKeywords(c.text, c.title));
+  const folded = chunks.map((c) => ({ text: foldedWords(c.text), title: foldedWords(c.title) }));
   const foldMicros = ((performance.now() - foldStart) * 1000) / chunks.length;
   const plainSql = `SELECT sum(length(setweight(to_tsvector($1::regconfig, t.title), 'A') || to_tsvector($1::regconfig, t.text)))::int AS lexemes
     FROM unnest($2::text[], $3::text[]) AS t(title, text)`;
@@ -61,9 +61,10 @@ for (const language of values.languages.split(',')) {
     cfg: '$1',
     title: 't.title',
     text: 't.text',
-    folded: { text: 't.folded_text', title: 't.folded_title', words: 't.words', folded: 't.folded' },
+    foldedTitle: { words: 't.title_words', folded: 't.title_folded' },
+    foldedText: { words: 't.text_words', folded: 't.text_folded' },
   })}))::int AS lexemes
-    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(title, text, folded_text, folded_title, words, folded)`;
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t(title, text, title_words, title_folded, text_words, text_folded)`;
   const timings = { plain: [] as number[], folded: [] as number[] };
   const lexemes = { plain: 0, folded: 0 };
   for (let run = 0; run < runs; run++) {
@@ -80,10 +81,10 @@ for (const language of values.languages.split(',')) {
                 cfg,
                 batch.map((c) => c.title),
                 batch.map((c) => c.text),
-                fb.map((f) => f.text),
-                fb.map((f) => f.title),
-                fb.map((f) => f.words.join(' ')),
-                fb.map((f) => f.folded.join(' ')),
+                fb.map((f) => f.title.words.join(' ')),
+                fb.map((f) => f.title.folded.join(' ')),
+                fb.map((f) => f.text.words.join(' ')),
+                fb.map((f) => f.text.folded.join(' ')),
               ];
         const { rows } = await db.query<{ lexemes: number }>(kind === 'plain' ? plainSql : foldedSql, params);
         total += rows[0]!.lexemes;
@@ -92,7 +93,7 @@ for (const language of values.languages.split(',')) {
       lexemes[kind] = total;
     }
   }
-  const withFolded = folded.filter((f) => f.text !== null).length;
+  const withFolded = folded.filter((f) => f.text.words.length || f.title.words.length).length;
   const plain = median(timings.plain);
   const withFolding = median(timings.folded);
   console.log(

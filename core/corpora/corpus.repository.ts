@@ -220,9 +220,9 @@ export async function insertCorpusChunks(
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO platform_chunks (corpus_id, source_record_id, chunk_index, content, metadata, language, dimensions, embedding,
                                   embedder, tsv)
-     SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, ${embeddings.element('t.emb')}, $3, ${keywordTsvectorSql({ cfg: 't.cfg', text: 't.keyword_text', folded: { text: 't.folded_text', words: 't.accented_words', folded: 't.folded_words' } })}
-     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::${embeddings.type}, $11::text[], $12::text[], $13::text[], $14::text[])
-       AS t(rid, idx, content, meta, lang, cfg, emb, keyword_text, folded_text, accented_words, folded_words)
+     SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, ${embeddings.element('t.emb')}, $3, ${keywordTsvectorSql({ cfg: 't.cfg', text: 't.keyword_text', foldedText: { words: 't.accented_text', folded: 't.folded_text' } })}
+     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::${embeddings.type}, $11::text[], $12::text[], $13::text[])
+       AS t(rid, idx, content, meta, lang, cfg, emb, keyword_text, accented_text, folded_text)
      RETURNING id`,
     [
       corpus.id,
@@ -236,9 +236,8 @@ export async function insertCorpusChunks(
       chunks.map((c) => c.keywords.textSearchConfig),
       embeddings.value,
       chunks.map((c) => c.keywords.text),
-      chunks.map((c) => c.keywords.folded.text),
-      chunks.map((c) => c.keywords.folded.words.join(' ')),
-      chunks.map((c) => c.keywords.folded.folded.join(' ')),
+      chunks.map((c) => c.keywords.foldedText.words.join(' ')),
+      chunks.map((c) => c.keywords.foldedText.folded.join(' ')),
     ],
   );
   await db.query('UPDATE corpora SET chunk_count = chunk_count + $2 WHERE id = $1', [corpus.id, chunks.length]);

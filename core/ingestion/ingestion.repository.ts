@@ -78,11 +78,11 @@ export async function insertChunks(
     `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
                          dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
      SELECT t.tenant_id, t.sub_tenant_id, t.kb_id, t.doc_id, t.idx, t.content, t.lang, $1, ${encoded.element('t.emb')}, $2,
-            ${keywordTsvectorSql({ cfg: 't.cfg', title: 't.keyword_title', text: 't.keyword_text', folded: { text: 't.folded_text', title: 't.folded_title', words: 't.accented_words', folded: 't.folded_words' } })}, t.title, t.tags::jsonb, t.created_at
+            ${keywordTsvectorSql({ cfg: 't.cfg', title: 't.keyword_title', text: 't.keyword_text', foldedTitle: { words: 't.accented_title', folded: 't.folded_title' }, foldedText: { words: 't.accented_text', folded: 't.folded_text' } })}, t.title, t.tags::jsonb, t.created_at
      FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[],
                  $10::int[], $11::text[], $12::text[], $13::text[], $14::${encoded.type}, $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[])
           AS t(tenant_id, sub_tenant_id, kb_id, doc_id, title, tags, created_at, idx, content, lang, cfg, emb, keyword_text, keyword_title,
-               folded_text, folded_title, accented_words, folded_words)
+               accented_text, folded_text, accented_title, folded_title)
      ON CONFLICT (document_id, chunk_index) DO NOTHING
      RETURNING id, document_id, chunk_index, tsv::text AS tsv`,
     [
@@ -102,10 +102,10 @@ export async function insertChunks(
       encoded.value,
       chunks.map((c) => c.keywords.text),
       chunks.map((c) => c.keywords.title),
-      chunks.map((c) => c.keywords.folded.text),
-      chunks.map((c) => c.keywords.folded.title),
-      chunks.map((c) => c.keywords.folded.words.join(' ')),
-      chunks.map((c) => c.keywords.folded.folded.join(' ')),
+      chunks.map((c) => c.keywords.foldedText.words.join(' ')),
+      chunks.map((c) => c.keywords.foldedText.folded.join(' ')),
+      chunks.map((c) => c.keywords.foldedTitle?.words.join(' ') ?? ''),
+      chunks.map((c) => c.keywords.foldedTitle?.folded.join(' ') ?? ''),
     ],
   );
   return rows;

@@ -48,31 +48,6 @@ export function foldedWords(text: string): FoldedWords {
 }
 
 /**
- * What a chunk's keyword index needs of accent folding (keywordTsvectorSql): its keyword text and
- * title folded, word for word, so the folded spellings' lexemes take their words' positions (null
- * both when folding changes neither), and the distinct words folding changes in them (lower-cased)
- * with their folded spellings, aligned, for the stop-word check.
- */
-export interface FoldedKeywords {
-  text: string | null;
-  title: string | null;
-  words: string[];
-  folded: string[];
-}
-
-/** The folded spellings of a chunk's keyword text and title (keywordText), and the words folding changes in them. */
-export function foldedKeywords(text: string, title = ''): FoldedKeywords {
-  const foldedText = foldAccents(text);
-  const foldedTitle = foldAccents(title);
-  if (foldedText === text && foldedTitle === title) return { text: null, title: null, words: [], folded: [] };
-  const distinct = new Map<string, string>();
-  for (const { words, folded } of [foldedWords(title), foldedWords(text)]) {
-    words.forEach((word, i) => distinct.set(word.toLowerCase(), folded[i]!.toLowerCase()));
-  }
-  return { text: foldedText, title: foldedTitle, words: [...distinct.keys()], folded: [...distinct.values()] };
-}
-
-/**
  * A query's text followed by the folded spellings of its words that folding changes, and the
  * spellings so added that the text does not hold itself (lower-cased, as PostgreSQL's 'simple'
  * makes them): each is another spelling of a query word, not a word of its own.

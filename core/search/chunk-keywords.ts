@@ -1,12 +1,12 @@
 import type { Decompounder } from '../ports/decompounder.js';
 import type { Language } from '../translation/translation.schema.js';
-import { type FoldedKeywords, foldedKeywords } from './accent-folding.js';
+import { type FoldedWords, foldedWords } from './accent-folding.js';
 import { keywordText, textSearchConfig } from './text-search-config.js';
 
 /**
  * What a chunk's keyword index (tsvector) is built from, by keywordTsvectorSql: its language's
  * configuration, its text and its document's title as keyword search analyses them (keywordText),
- * and the two accent-folded (foldedKeywords). Ingestion, corpus ingestion and the keyword index's
+ * and the words of each that accent folding changes, with their folded spellings (foldedWords). Ingestion, corpus ingestion and the keyword index's
  * rebuild (keyword-rebuild.ts) all index a chunk from this, so the three cannot drift apart.
  */
 export interface ChunkKeywords {
@@ -14,7 +14,8 @@ export interface ChunkKeywords {
   text: string;
   /** Absent for corpus chunks, which have no title. */
   title?: string;
-  folded: FoldedKeywords;
+  foldedText: FoldedWords;
+  foldedTitle?: FoldedWords;
 }
 
 export function chunkKeywords(decompounder: Decompounder, language: Language | null, content: string, title?: string): ChunkKeywords {
@@ -23,7 +24,7 @@ export function chunkKeywords(decompounder: Decompounder, language: Language | n
   return {
     textSearchConfig: textSearchConfig(language),
     text,
-    ...(analysedTitle === undefined ? {} : { title: analysedTitle }),
-    folded: foldedKeywords(text, analysedTitle),
+    foldedText: foldedWords(text),
+    ...(analysedTitle === undefined ? {} : { title: analysedTitle, foldedTitle: foldedWords(analysedTitle) }),
   };
 }

@@ -35,14 +35,14 @@ export async function rewriteChunkKeywords(db: Queryable, table: ChunkTable, ids
   const tsv = keywordTsvectorSql({
     cfg: 't.cfg',
     text: 't.keyword_text',
-    ...(titled ? { title: 't.keyword_title' } : {}),
-    folded: { text: 't.folded_text', ...(titled ? { title: 't.folded_title' } : {}), words: 't.accented_words', folded: 't.folded_words' },
+    foldedText: { words: 't.accented_text', folded: 't.folded_text' },
+    ...(titled ? { title: 't.keyword_title', foldedTitle: { words: 't.accented_title', folded: 't.folded_title' } } : {}),
   });
   const { rows } = await db.query<{ id: string }>(
     `UPDATE ${table} c SET tsv = n.tsv
      FROM (SELECT t.id, ${tsv} AS tsv
            FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-             AS t(id, cfg, keyword_text, keyword_title, folded_text, folded_title, accented_words, folded_words)) n
+             AS t(id, cfg, keyword_text, keyword_title, accented_text, folded_text, accented_title, folded_title)) n
      WHERE c.id = n.id AND c.tsv IS DISTINCT FROM n.tsv
      RETURNING c.id`,
     [
@@ -50,10 +50,10 @@ export async function rewriteChunkKeywords(db: Queryable, table: ChunkTable, ids
       keywords.map((k) => k.textSearchConfig),
       keywords.map((k) => k.text),
       keywords.map((k) => k.title ?? null),
-      keywords.map((k) => k.folded.text),
-      keywords.map((k) => k.folded.title),
-      keywords.map((k) => k.folded.words.join(' ')),
-      keywords.map((k) => k.folded.folded.join(' ')),
+      keywords.map((k) => k.foldedText.words.join(' ')),
+      keywords.map((k) => k.foldedText.folded.join(' ')),
+      keywords.map((k) => k.foldedTitle?.words.join(' ') ?? ''),
+      keywords.map((k) => k.foldedTitle?.folded.join(' ') ?? ''),
     ],
   );
   return rows.length;

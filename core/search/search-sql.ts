@@ -201,38 +201,30 @@ export function rankedKeywordSql(params: {
   };
 }
 
-/** SQL expressions of a chunk's accent folding (foldedKeywords): its text and title folded (NULL when folding changes neither), and the words folding changes, with their folded spellings, space-joined and aligned. */
-export interface FoldedKeywordsSql {
-  text: string;
-  title?: string;
+/** SQL expressions of a text's words that accent folding changes and of their folded spellings: space-joined, aligned (foldedWords). */
+export interface FoldedWordsSql {
   words: string;
   folded: string;
 }
 
 /**
  * The SQL expression of a chunk's keyword index (tsvector) under configuration `cfg`: the title (if
- * any) with weight A, then the text; and the lexemes that only their accent-folded spellings make
- * (foldedKeywords: "informacion" for "información", which PostgreSQL's Spanish configuration stems
- * to 'inform'), each at the positions of the words it was made of, so a query typed without
- * accents finds the chunk too and term proximity reads the folded words where they stand. A folded
- * spelling adds nothing when its word is a stop word (the German "für" does not bring 'fur'), nor
- * when the chunk already holds its lexeme ('pagin' of both "página" and "pagina"): no count is
- * doubled. Arguments are SQL expressions.
+ * any) with weight A, then the text; then the lexemes of their accent-folded words (foldedWords:
+ * "informacion" for "información", which PostgreSQL's Spanish configuration stems to 'inform'), so
+ * a query typed without accents finds the chunk too. A folded word adds nothing when its own
+ * spelling is a stop word (the German "für" does not bring 'fur'), nor when the chunk already holds
+ * its lexeme ('pagin' of both "página" and "pagina"): no count is doubled. Arguments are SQL
+ * expressions; the folded words' positions follow the text's.
  */
-export function keywordTsvectorSql(a: { cfg: string; title?: string; text: string; folded: FoldedKeywordsSql }): string {
+export function keywordTsvectorSql(a: { cfg: string; title?: string; text: string; foldedTitle?: FoldedWordsSql; foldedText: FoldedWordsSql }): string {
   const cfg = `${a.cfg}::regconfig`;
   const vector = (title: string | undefined, text: string) =>
     title === undefined ? `to_tsvector(${cfg}, ${text})` : `setweight(to_tsvector(${cfg}, ${title}), 'A') || to_tsvector(${cfg}, ${text})`;
-  // A word is a stop word when the configuration makes no lexeme of it; its folded spelling's lexemes are left out.
-  const stopWordFolds =
-    `ARRAY(SELECT unnest(tsvector_to_array(to_tsvector(${cfg}, p.f))) FROM unnest(string_to_array(${a.folded.words}, ' '), ` +
-    `string_to_array(${a.folded.folded}, ' ')) AS p(o, f) WHERE to_tsvector(${cfg}, p.o) = ''::tsvector)`;
-  // The folded text is analysed as the text is, word for word, so its lexemes' positions are their
-  // words'; `||` would move them after the text's, so the two join as text (their lexemes differ).
-  const joined = `(k.m::text || ' ' || ts_delete(k.f, tsvector_to_array(k.m) || ${stopWordFolds})::text)::tsvector`;
-  // OFFSET 0: pulled up, the subquery's vectors would be computed for each use (the text analysed twice).
-  return (
-    `(SELECT CASE WHEN k.f IS NULL THEN k.m ELSE ${joined} END FROM (SELECT ${vector(a.title, a.text)} AS m, ` +
-    `CASE WHEN ${a.folded.text} IS NOT NULL THEN ${vector(a.folded.title, a.folded.text)} END AS f OFFSET 0) k)`
-  );
+  // A word is a stop word when the configuration makes no lexeme of it.
+  const kept = (f: FoldedWordsSql) =>
+    `coalesce((SELECT string_agg(p.f, ' ' ORDER BY p.n) FROM unnest(string_to_array(${f.words}, ' '), string_to_array(${f.folded}, ' ')) ` +
+    `WITH ORDINALITY AS p(o, f, n) WHERE to_tsvector(${cfg}, p.o) <> ''::tsvector), '')`;
+  const folded = vector(a.foldedTitle && kept(a.foldedTitle), kept(a.foldedText));
+  // OFFSET 0: pulled up, the subquery's vector would be computed for each use (the text analysed twice).
+  return `(SELECT k.m || ts_delete(${folded}, tsvector_to_array(k.m)) FROM (SELECT ${vector(a.title, a.text)} AS m OFFSET 0) k)`;
 }

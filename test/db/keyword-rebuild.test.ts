@@ -83,6 +83,8 @@ for (const database of testDatabases()) {
       assert.deepEqual({ rewritten: again.rewritten, corpus_rewritten: again.corpus_rewritten }, { rewritten: 0, corpus_rewritten: 0 });
       assert.equal(again.chunks, report.chunks);
       assert.equal(await readKeywordIndexGeneration(db), advanced, 'nothing rewritten, the generation stays');
+      // Corpora are shared by every tenant of their plans: this one must not reach later suites.
+      assert.equal((await admin('DELETE', `/internal/v1/corpora/${slug}`)).status, 204);
     });
   });
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { foldAccents, foldedKeywords, foldedWords, withFoldedWords } from '../../core/search/accent-folding.js';
+import { foldAccents, foldedWords, withFoldedWords } from '../../core/search/accent-folding.js';
 
 describe('accent folding', () => {
   it('removes the diacritics of Latin letters and spells out œ and æ', () => {
@@ -29,17 +29,6 @@ describe('accent folding', () => {
       folded: ['informacion', 'pagina', 'dia', 'dia', 'element'],
     });
     assert.deepEqual(foldedWords('Учителите в новите училища'), { words: [], folded: [] });
-  });
-
-  it("folds a chunk's keyword text and title word for word, and lists the distinct words folding changes in them", () => {
-    assert.deepEqual(foldedKeywords('Cliquez sur Élément, puis élément.', 'Éléments'), {
-      text: 'Cliquez sur Element, puis element.',
-      title: 'Elements',
-      words: ['éléments', 'élément'],
-      folded: ['elements', 'element'],
-    });
-    assert.deepEqual(foldedKeywords('Größe in één ruimte', 'Plain title'), { text: 'Große in een ruimte', title: 'Plain title', words: ['größe', 'één'], folded: ['große', 'een'] });
-    assert.deepEqual(foldedKeywords('Copy files', 'cp(1)'), { text: null, title: null, words: [], folded: [] });
   });
 
   it("appends a query's folded spellings, and names those the query did not type itself", () => {
