@@ -6,8 +6,9 @@ import { keywordText, textSearchConfig } from './text-search-config.js';
 /**
  * What a chunk's keyword index (tsvector) is built from, by keywordTsvectorSql: its language's
  * configuration, its text and its document's title as keyword search analyses them (keywordText),
- * and the words of each that accent folding changes, with their folded spellings (foldedWords). Ingestion, corpus ingestion and the keyword index's
- * rebuild (keyword-rebuild.ts) all index a chunk from this, so the three cannot drift apart.
+ * and the words of each that accent folding changes, with their folded spellings (foldedWords).
+ * Ingestion, corpus ingestion and the keyword index's rebuild (keyword-rebuild.ts) all index a
+ * chunk from this, so the three cannot drift apart.
  */
 export interface ChunkKeywords {
   textSearchConfig: string;
