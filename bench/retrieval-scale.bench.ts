@@ -45,6 +45,7 @@ import { migrate } from '../core/db/migrator.js';
 import { openPgliteDatabase } from '../core/db/pglite.database.js';
 import { DEFAULT_DIMENSIONS } from '../core/knowledge-bases/knowledge-base.schema.js';
 import type { VectorHit } from '../core/ports/vector-index.js';
+import { passageText } from '../core/ports/embedder.js';
 import type { ChunkFilter } from '../core/search/chunk-filter.js';
 import type { QueryRequest } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, SearchService } from '../core/search/search.service.js';
@@ -442,13 +443,14 @@ async function recall(
 ): Promise<void> {
   const { embedder } = adapters;
   const d = DEFAULT_DIMENSIONS;
-  const { rows } = await db.query<{ id: string; content: string; tagged: boolean }>(
-    `SELECT id, content, doc_tags @> $1::jsonb AS tagged FROM chunks WHERE knowledge_base_id = $2 ORDER BY id`,
+  const { rows } = await db.query<{ id: string; content: string; title: string; tagged: boolean }>(
+    `SELECT id, content, doc_title AS title, doc_tags @> $1::jsonb AS tagged FROM chunks WHERE knowledge_base_id = $2 ORDER BY id`,
     [JSON.stringify(FILTER_TAG), knowledgeBaseId],
   );
   const matrix = new Float32Array(rows.length * d);
   for (let i = 0; i < rows.length; i += 256) {
-    const vectors = await embedder.embed(rows.slice(i, i + 256).map((r) => r.content), { dimensions: d, kind: 'document' });
+    // As ingestion embeds a chunk: with its document's title (passageText).
+    const vectors = await embedder.embed(rows.slice(i, i + 256).map((r) => passageText(embedder, r.title, r.content)), { dimensions: d, kind: 'document' });
     vectors.forEach((v, j) => {
       for (let k = 0; k < d; k++) matrix[(i + j) * d + k] = Math.round(v[k]! * 1e6) / 1e6;
     });
