@@ -2,7 +2,7 @@ import type { EmbeddingEncoder } from '../db/embeddings.js';
 import type { Scope } from '../shared/scope.js';
 import type { Queryable } from '../db/database.js';
 import type { ChunkKeywords } from '../search/chunk-keywords.js';
-import { keywordTsvectorSql } from '../search/search-sql.js';
+import { keywordIndexColumns } from '../search/search-sql.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import type { PlanId } from '../plans.js';
 import type { CreateCorpusInput, RecordMetadata, UpdateCorpusInput } from './corpus.schema.js';
@@ -217,12 +217,13 @@ export async function insertCorpusChunks(
 ): Promise<string[]> {
   if (!chunks.length) return [];
   const embeddings = encoder.encode(chunks.map((c) => c.vector));
+  const keywords = keywordIndexColumns(chunks.map((c) => c.keywords), false);
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO platform_chunks (corpus_id, source_record_id, chunk_index, content, metadata, language, dimensions, embedding,
                                   embedder, tsv)
-     SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, ${embeddings.element('t.emb')}, $3, ${keywordTsvectorSql({ cfg: 't.cfg', text: 't.keyword_text', foldedText: { words: 't.accented_text', folded: 't.folded_text' } })}
-     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::${embeddings.type}, $11::text[], $12::text[], $13::text[])
-       AS t(rid, idx, content, meta, lang, cfg, emb, keyword_text, accented_text, folded_text)
+     SELECT $1, t.rid, t.idx, t.content, t.meta::jsonb, t.lang, $2, ${embeddings.element('t.emb')}, $3, ${keywords.tsvector}
+     FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::${embeddings.type}, ${keywords.placeholders(10)})
+       AS t(rid, idx, content, meta, lang, emb, ${keywords.names})
      RETURNING id`,
     [
       corpus.id,
@@ -233,11 +234,8 @@ export async function insertCorpusChunks(
       chunks.map((c) => c.content),
       chunks.map((c) => JSON.stringify(c.metadata)),
       chunks.map((c) => c.language),
-      chunks.map((c) => c.keywords.textSearchConfig),
       embeddings.value,
-      chunks.map((c) => c.keywords.text),
-      chunks.map((c) => c.keywords.foldedText.words.join(' ')),
-      chunks.map((c) => c.keywords.foldedText.folded.join(' ')),
+      ...keywords.values,
     ],
   );
   await db.query('UPDATE corpora SET chunk_count = chunk_count + $2 WHERE id = $1', [corpus.id, chunks.length]);

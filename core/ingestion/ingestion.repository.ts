@@ -1,7 +1,7 @@
 import { rowVersionSql } from '../db/row-version.js';
 import type { Queryable } from '../db/database.js';
 import type { ChunkKeywords } from '../search/chunk-keywords.js';
-import { keywordTsvectorSql } from '../search/search-sql.js';
+import { keywordIndexColumns } from '../search/search-sql.js';
 import type { EncodedEmbeddings } from '../db/embeddings.js';
 import type { PlanId } from '../plans.js';
 import type { Scope } from '../shared/scope.js';
@@ -74,15 +74,15 @@ export async function insertChunks(
   embedding: { dimensions: number; embedder: string; encoded: EncodedEmbeddings },
 ): Promise<Array<{ id: string; document_id: string; chunk_index: number; tsv: string }>> {
   const { encoded } = embedding;
+  const keywords = keywordIndexColumns(chunks.map((c) => c.keywords), true);
   const { rows } = await db.query<{ id: string; document_id: string; chunk_index: number; tsv: string }>(
     `INSERT INTO chunks (tenant_id, sub_tenant_id, knowledge_base_id, document_id, chunk_index, content, language,
                          dimensions, embedding, embedder, tsv, doc_title, doc_tags, doc_created_at)
      SELECT t.tenant_id, t.sub_tenant_id, t.kb_id, t.doc_id, t.idx, t.content, t.lang, $1, ${encoded.element('t.emb')}, $2,
-            ${keywordTsvectorSql({ cfg: 't.cfg', title: 't.keyword_title', text: 't.keyword_text', foldedTitle: { words: 't.accented_title', folded: 't.folded_title' }, foldedText: { words: 't.accented_text', folded: 't.folded_text' } })}, t.title, t.tags::jsonb, t.created_at
+            ${keywords.tsvector}, t.title, t.tags::jsonb, t.created_at
      FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[],
-                 $10::int[], $11::text[], $12::text[], $13::text[], $14::${encoded.type}, $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[])
-          AS t(tenant_id, sub_tenant_id, kb_id, doc_id, title, tags, created_at, idx, content, lang, cfg, emb, keyword_text, keyword_title,
-               accented_text, folded_text, accented_title, folded_title)
+                 $10::int[], $11::text[], $12::text[], $13::${encoded.type}, ${keywords.placeholders(14)})
+          AS t(tenant_id, sub_tenant_id, kb_id, doc_id, title, tags, created_at, idx, content, lang, emb, ${keywords.names})
      ON CONFLICT (document_id, chunk_index) DO NOTHING
      RETURNING id, document_id, chunk_index, tsv::text AS tsv`,
     [
@@ -98,14 +98,8 @@ export async function insertChunks(
       chunks.map((c) => c.index),
       chunks.map((c) => c.content),
       chunks.map((c) => c.language),
-      chunks.map((c) => c.keywords.textSearchConfig),
       encoded.value,
-      chunks.map((c) => c.keywords.text),
-      chunks.map((c) => c.keywords.title),
-      chunks.map((c) => c.keywords.foldedText.words.join(' ')),
-      chunks.map((c) => c.keywords.foldedText.folded.join(' ')),
-      chunks.map((c) => c.keywords.foldedTitle?.words.join(' ') ?? ''),
-      chunks.map((c) => c.keywords.foldedTitle?.folded.join(' ') ?? ''),
+      ...keywords.values,
     ],
   );
   return rows;

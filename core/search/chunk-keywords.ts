@@ -4,7 +4,7 @@ import { type FoldedWords, foldedWords } from './accent-folding.js';
 import { keywordText, textSearchConfig } from './text-search-config.js';
 
 /**
- * What a chunk's keyword index (tsvector) is built from, by keywordTsvectorSql: its language's
+ * What a chunk's keyword index (tsvector) is built from, by keywordIndexColumns: its language's
  * configuration, its text and its document's title as keyword search analyses them (keywordText),
  * and the words of each that accent folding changes, with their folded spellings (foldedWords).
  * Ingestion, corpus ingestion and the keyword index's rebuild (keyword-rebuild.ts) all index a

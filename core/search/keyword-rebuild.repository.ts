@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import type { ChunkKeywords } from './chunk-keywords.js';
-import { keywordTsvectorSql } from './search-sql.js';
+import { keywordIndexColumns } from './search-sql.js';
 
 /** The tables of indexed chunks: tenants' and platform corpora's. */
 export type ChunkTable = 'chunks' | 'platform_chunks';
@@ -31,30 +31,14 @@ export async function storedChunksAfter(db: Queryable, table: ChunkTable, afterI
  * rows changed). Returns how many were rewritten. A chunk deleted meanwhile is skipped.
  */
 export async function rewriteChunkKeywords(db: Queryable, table: ChunkTable, ids: readonly string[], keywords: readonly ChunkKeywords[]): Promise<number> {
-  const titled = table === 'chunks';
-  const tsv = keywordTsvectorSql({
-    cfg: 't.cfg',
-    text: 't.keyword_text',
-    foldedText: { words: 't.accented_text', folded: 't.folded_text' },
-    ...(titled ? { title: 't.keyword_title', foldedTitle: { words: 't.accented_title', folded: 't.folded_title' } } : {}),
-  });
+  const columns = keywordIndexColumns(keywords, table === 'chunks');
   const { rows } = await db.query<{ id: string }>(
     `UPDATE ${table} c SET tsv = n.tsv
-     FROM (SELECT t.id, ${tsv} AS tsv
-           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-             AS t(id, cfg, keyword_text, keyword_title, accented_text, folded_text, accented_title, folded_title)) n
+     FROM (SELECT t.id, ${columns.tsvector} AS tsv
+           FROM unnest($1::uuid[], ${columns.placeholders(2)}) AS t(id, ${columns.names})) n
      WHERE c.id = n.id AND c.tsv IS DISTINCT FROM n.tsv
      RETURNING c.id`,
-    [
-      ids,
-      keywords.map((k) => k.textSearchConfig),
-      keywords.map((k) => k.text),
-      keywords.map((k) => k.title ?? null),
-      keywords.map((k) => k.foldedText.words.join(' ')),
-      keywords.map((k) => k.foldedText.folded.join(' ')),
-      keywords.map((k) => k.foldedTitle?.words.join(' ') ?? ''),
-      keywords.map((k) => k.foldedTitle?.folded.join(' ') ?? ''),
-    ],
+    [ids, ...columns.values],
   );
   return rows.length;
 }

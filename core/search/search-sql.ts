@@ -6,6 +6,7 @@
 import type { SqlParam } from '../db/database.js';
 import { SqlParams } from '../shared/sql-params.js';
 import { type Bm25Query, MAX_TEXT_OCCURRENCES } from './bm25.js';
+import type { ChunkKeywords } from './chunk-keywords.js';
 
 /**
  * Words in more than this share of a table's chunks (by the planner's statistics) still count in
@@ -227,4 +228,49 @@ export function keywordTsvectorSql(a: { cfg: string; title?: string; text: strin
   const folded = vector(a.foldedTitle && kept(a.foldedTitle), kept(a.foldedText));
   // OFFSET 0: pulled up, the subquery's vector would be computed for each use (the text analysed twice).
   return `(SELECT k.m || ts_delete(${folded}, tsvector_to_array(k.m)) FROM (SELECT ${vector(a.title, a.text)} AS m OFFSET 0) k)`;
+}
+
+/** A batch of chunks' keyword-index inputs as columns of an `unnest` row aliased `t` (keywordIndexColumns). */
+export interface KeywordIndexColumns {
+  /** The columns' names, comma-separated, for the row's alias: `AS t(…, ${names})`. */
+  names: string;
+  /** The columns' typed parameters from `$first` on, for `unnest(…, ${placeholders(first)})`. */
+  placeholders(first: number): string;
+  /** One parameter value per column, each aligned with the chunks. */
+  values: string[][];
+  /** The chunk's keyword index over the columns (keywordTsvectorSql). */
+  tsvector: string;
+}
+
+/**
+ * Ingestion, corpus ingestion and the keyword index's rebuild write a chunk's keyword index from
+ * its ChunkKeywords through this one definition of the columns. `titled`: the chunks have a
+ * document title (tenant chunks; corpus chunks have none).
+ */
+export function keywordIndexColumns(keywords: readonly ChunkKeywords[], titled: boolean): KeywordIndexColumns {
+  const joined = (words: string[] | undefined) => words?.join(' ') ?? '';
+  const columns: Array<[string, (k: ChunkKeywords) => string]> = [
+    ['cfg', (k) => k.textSearchConfig],
+    ['keyword_text', (k) => k.text],
+    ['accented_text', (k) => joined(k.foldedText.words)],
+    ['folded_text', (k) => joined(k.foldedText.folded)],
+  ];
+  if (titled) {
+    columns.push(
+      ['keyword_title', (k) => k.title ?? ''],
+      ['accented_title', (k) => joined(k.foldedTitle?.words)],
+      ['folded_title', (k) => joined(k.foldedTitle?.folded)],
+    );
+  }
+  return {
+    names: columns.map(([name]) => name).join(', '),
+    placeholders: (first) => columns.map((_, i) => `$${first + i}::text[]`).join(', '),
+    values: columns.map(([, value]) => keywords.map(value)),
+    tsvector: keywordTsvectorSql({
+      cfg: 't.cfg',
+      text: 't.keyword_text',
+      foldedText: { words: 't.accented_text', folded: 't.folded_text' },
+      ...(titled ? { title: 't.keyword_title', foldedTitle: { words: 't.accented_title', folded: 't.folded_title' } } : {}),
+    }),
+  };
 }
