@@ -63,7 +63,7 @@ const runtime = await createRuntime(db, config, log);
 const mode = values.mode as SearchOptions['mode'];
 if (!['hybrid', 'vector', 'keyword'].includes(mode)) throw new Error('--mode is hybrid, vector or keyword');
 const { embedder, vectorIndex, keywordIndex } = runtime.services.adapters;
-const search = new SearchService(db, embedder, vectorIndex, keywordIndex, new WordListDecompounder(), { ...DEFAULT_SEARCH_OPTIONS, mode });
+const search = new SearchService(db, embedder, vectorIndex, keywordIndex, new WordListDecompounder(), runtime.services.adapters.synonymDictionary ?? null, { ...DEFAULT_SEARCH_OPTIONS, mode });
 try {
   const started = performance.now();
   while ((await runtime.services.adapters.vectorIndex.status()).tenant !== 'ok') await new Promise((r) => setTimeout(r, 200));

@@ -392,7 +392,7 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
     const keywordIndex = matchRowBudget === undefined ? services.adapters.keywordIndex : new PostgresKeywordIndex(db, matchRowBudget);
     return {
       db,
-      search: (options) => new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, options),
+      search: (options) => new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, services.adapters.synonymDictionary ?? null, options),
       ctx: lore.ctx,
       services,
       scope,

@@ -365,16 +365,17 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     ...(filtered ? { filters: { [`tags.${filterKey}`]: filterValue } } : {}),
   });
   const { embedder, vectorIndex, keywordIndex, decompounder } = services.adapters;
+  const synonyms = services.adapters.synonymDictionary ?? null;
   // The product's own SearchService, plus (pgvector) the same service over a probed index to show the plan.
   const probe = new VectorQueryProbe(db);
   const pgvector = services.adapters.vectorIndex.kind === 'postgres';
   const searchers = {
     product: services.search,
-    vector: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, { ...DEFAULT_SEARCH_OPTIONS, mode: 'vector' }),
-    keyword: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
+    vector: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, synonyms, { ...DEFAULT_SEARCH_OPTIONS, mode: 'vector' }),
+    keyword: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, synonyms, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
     // Term proximity's cost: the same keyword search with BM25F's order kept (no chunk positions read).
-    keywordNoProximity: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword', proximity: null }),
-    probed: new SearchService(db, embedder, pgvector ? new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex) : vectorIndex, keywordIndex, decompounder),
+    keywordNoProximity: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, synonyms, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword', proximity: null }),
+    probed: new SearchService(db, embedder, pgvector ? new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex) : vectorIndex, keywordIndex, decompounder, synonyms),
   };
   for (let i = 0; i < WARMUP_QUERIES; i++) await services.search.query(ctx, request(queries[i % queries.length]!, i % 2 === 1));
 

@@ -28,7 +28,7 @@ import type { Database } from '../core/db/database.js';
 import type { Embedder } from '../core/ports/embedder.js';
 import type { KeywordIndex } from '../core/ports/keyword-index.js';
 import type { DomainMetrics } from '../core/ports/metrics.js';
-import type { TranslationEngine } from '../core/ports/translator.js';
+import type { BilingualDictionary, TranslationEngine } from '../core/ports/translator.js';
 import type { VectorIndex } from '../core/ports/vector-index.js';
 
 /** The adapter of each port that the configuration names. */
@@ -84,7 +84,17 @@ export function createKeywordIndex(db: Database, config: AdapterConfig, vectorIn
  * The translation engines the configuration names, combined (best engine per pair first). Unset
  * (`auto`): Apertium when its program is installed, else none, so translation is off.
  */
-export function createTranslator(config: AdapterConfig, metrics: DomainMetrics): CompositeTranslator {
+/**
+ * The catalogue dictionaries (software vocabulary for every pair of the eight languages, shipped
+ * with Lore), unless CATALOGUE_DICTIONARY_DIR is `none`: query translation adds their translations,
+ * and keyword search finds a query's words by their synonyms through them (core/search/synonyms.ts).
+ */
+export function createCatalogueDictionary(config: AdapterConfig): CatalogueDictionary | null {
+  const dir = config.translation.catalogueDictionaryDir;
+  return dir === 'none' ? null : new CatalogueDictionary(dir ? { dir } : {});
+}
+
+export function createTranslator(config: AdapterConfig, metrics: DomainMetrics, catalogues: BilingualDictionary | null = createCatalogueDictionary(config)): CompositeTranslator {
   const t = config.translation;
   const names = t.engines === 'auto' ? (ApertiumTranslator.isInstalled(t.apertium.binary) ? ['apertium' as const] : []) : t.engines;
   const http = { timeoutMs: t.httpTimeoutMs };
@@ -100,8 +110,7 @@ export function createTranslator(config: AdapterConfig, metrics: DomainMetrics):
   });
   // The dictionaries are part of translation: off with it.
   const dictionaries = engines.length ? [new FreeDictDictionary({ dir: t.freedictDir })] : [];
-  const vocabularies =
-    engines.length && t.catalogueDictionaryDir !== 'none' ? [new CatalogueDictionary(t.catalogueDictionaryDir ? { dir: t.catalogueDictionaryDir } : {})] : [];
+  const vocabularies = engines.length && catalogues ? [catalogues] : [];
   return new CompositeTranslator(engines, { healthTtlMs: t.healthTtlSeconds * 1000, metrics, dictionaries, vocabularies });
 }
 

@@ -16,7 +16,7 @@ import { temporalStarter } from '../workflows/temporal/temporal-client.js';
 import { TemporalWorkflowEngine } from '../workflows/temporal/temporal.engine.js';
 import { noDomainMetrics } from '../core/ports/metrics.js';
 import type { WorkflowEngine } from '../core/ports/workflow-engine.js';
-import { createAddonAdapters, createEmbedder, createKeywordIndex, createTranslator, createVectorIndex } from './adapters.js';
+import { createAddonAdapters, createCatalogueDictionary, createEmbedder, createKeywordIndex, createTranslator, createVectorIndex } from './adapters.js';
 import { type Adapters, type Services, createServices } from './services.js';
 
 export type RuntimeConfig = Pick<
@@ -96,9 +96,10 @@ export async function createRuntime(
         })
       : engine;
   const pdf = new PdfExtractor({ maxWorkers: config.pdfWorkers });
+  const synonymDictionary = overrides.synonymDictionary !== undefined ? overrides.synonymDictionary : createCatalogueDictionary(config);
   let translator = overrides.translator;
   if (!translator) {
-    const composite = createTranslator(config, metrics);
+    const composite = createTranslator(config, metrics, synonymDictionary);
     // Engines are asked for their pairs in the background; one that cannot be reached is asked again later.
     void composite.discover();
     translator = composite;
@@ -112,6 +113,7 @@ export async function createRuntime(
     embedder,
     languageDetector: overrides.languageDetector ?? (await EldLanguageDetector.load(config.languageDetectionDataset)),
     decompounder: overrides.decompounder ?? new WordListDecompounder(config.wordLists),
+    synonymDictionary,
     vectorIndex,
     keywordIndex: overrides.keywordIndex ?? createKeywordIndex(givingWay, config, vectorIndex),
     pdf,

@@ -1,5 +1,6 @@
 import { AccountService } from '../core/accounts/account.service.js';
 import type { Decompounder } from '../core/ports/decompounder.js';
+import type { BilingualDictionary } from '../core/ports/translator.js';
 import { AddonService, DEFAULT_RETRY_SCHEDULE } from '../core/addons/addon.service.js';
 import type { OutboundHttp } from '../core/ports/outbound-http.js';
 import type { ReportGenerator } from '../core/ports/report-generator.js';
@@ -55,6 +56,8 @@ export interface Adapters {
   languageDetector: LanguageDetector;
   /** Splits German and Dutch compounds for keyword search. */
   decompounder: Decompounder;
+  /** Where keyword search finds synonyms of a query's words (the catalogue dictionaries); null or absent: none. */
+  synonymDictionary?: BilingualDictionary | null;
   vectorIndex: VectorIndex;
   keywordIndex: KeywordIndex;
   pdf: PdfExtractor;
@@ -137,7 +140,7 @@ export function createServices(
   const billing = new BillingService(db, billingPeriods, clock, billingOptions);
   const usage = new UsageService(db, billingPeriods, quotas, clock);
   const dpa = new DpaService(db, config.dpaCurrentVersion);
-  const search = new SearchService(givingWay, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder);
+  const search = new SearchService(givingWay, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, adapters.synonymDictionary ?? null);
   const signingKeys = new SigningKeys(db, { file: config.oauth.signingKeyFile });
   const subTenants = new SubTenantService(db, keys, billingPeriods, clock, adapters.vectorIndex);
   const translation = new TranslationService(db, adapters.translator ?? new CompositeTranslator([]), adapters.languageDetector, clock);

@@ -76,6 +76,8 @@ export function occurrences(inTitle: number, inText: number): Occurrences {
  */
 export interface WordForm {
   lexeme: string;
+  /** Its share of the word's weight (a synonym's: SynonymOptions.weight); absent: 1. */
+  weight?: number;
   analyses?: readonly string[];
 }
 
@@ -89,7 +91,8 @@ export function lexemesOf(words: ReadonlyArray<WordForms>): string[][] {
 
 /**
  * One query lexeme with its word (position among the query's words) and inverse document
- * frequency, times the word's weight when the query weighs its words (pseudo-relevance feedback).
+ * frequency, times the word's weight when the query weighs its words (pseudo-relevance feedback)
+ * and the form's when it is a synonym's (synonyms.ts).
  */
 export interface ScoredLexeme {
   lexeme: string;
@@ -120,7 +123,7 @@ export class Bm25Query {
     const n = statistics.chunks;
     const seen = new Set<string>();
     this.lexemes = words.flatMap((forms, word) =>
-      forms.flatMap(({ lexeme, analyses }) => {
+      forms.flatMap(({ lexeme, analyses, weight }) => {
         const key = `${word} ${lexeme}`;
         const holding = statistics.holding.get(lexeme) ?? 0;
         if (holding === 0 || seen.has(key)) return [];
@@ -128,7 +131,7 @@ export class Bm25Query {
         // A lexeme other words make in other configurations may be held by more chunks than could
         // hold it as this word's form: then it is as common as it can be.
         const could = analyses ? Math.max(holding, analyses.reduce((sum, c) => sum + (statistics.chunksByAnalysis.get(c) ?? 0), 0)) : n;
-        return [{ lexeme, word, idf: (weights?.[word] ?? 1) * Math.log(1 + (could - holding + 0.5) / (holding + 0.5)) }];
+        return [{ lexeme, word, idf: (weight ?? 1) * (weights?.[word] ?? 1) * Math.log(1 + (could - holding + 0.5) / (holding + 0.5)) }];
       }),
     );
     this.k1 = parameters.k1;

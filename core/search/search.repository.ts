@@ -3,7 +3,7 @@ import type { Queryable } from '../db/database.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForms, lexemesOf } from './bm25.js';
 import { ALL_KEYWORD_ANALYSES, isOwnAnalysis, keywordAnalysis, ownAnalysisLexeme, postgresConfigs, withSlashParts } from './text-search-config.js';
 import { foldAccents, withFoldedWords } from './accent-folding.js';
-import { queryLexemesSql, textsLexemesSql } from './search-sql.js';
+import { queryLexemesSql, textsLexemesInSql, textsLexemesSql } from './search-sql.js';
 
 /**
  * The query's words, each as its forms: its lexemes under each analysis (its forms in each
@@ -26,6 +26,27 @@ export async function textsLexemes(db: Queryable, texts: readonly string[], anal
   const prepared = texts.map((text) => withFoldedWords(withSlashParts(text)));
   const { rows } = await db.query<Record<string, string[]> & { w: string; t: string }>(textsLexemesSql(configs), [prepared.map((p) => p.text)]);
   return prepared.map((p, i) => wordsOfRows(rows.filter((row) => Number(row.t) === i + 1), configs, analyses, p.added));
+}
+
+/**
+ * The lexemes each text's words make under one analysis of its own (the text's `analysis`), in one
+ * statement: per text, its lexemes (a stop word makes none). No folded spellings or slash parts:
+ * for dictionary words, which are plain words.
+ */
+export async function textsLexemesIn(db: Queryable, texts: ReadonlyArray<{ text: string; analysis: string }>): Promise<string[][]> {
+  if (!texts.length) return [];
+  const { rows } = await db.query<{ t: string; w: string; c: string[] }>(textsLexemesInSql(), [
+    texts.map((x) => x.text),
+    texts.map((x) => (isOwnAnalysis(x.analysis) ? 'simple' : x.analysis)),
+  ]);
+  const out: string[][] = texts.map(() => []);
+  for (const row of rows) {
+    const i = Number(row.t) - 1;
+    const { analysis } = texts[i]!;
+    const lexemes = isOwnAnalysis(analysis) ? [ownAnalysisLexeme(analysis, row.w)].filter((l): l is string => l !== null) : row.c;
+    for (const lexeme of lexemes) if (!lexeme.includes('\\') && !out[i]!.includes(lexeme)) out[i]!.push(lexeme);
+  }
+  return out;
 }
 
 /**

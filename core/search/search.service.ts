@@ -7,16 +7,18 @@ import type { Database } from '../db/database.js';
 import { ValidationError, errors } from '../errors.js';
 import { type KnowledgeBaseRow, listKnowledgeBases } from '../knowledge-bases/knowledge-base.repository.js';
 import type { Embedder } from '../ports/embedder.js';
+import type { BilingualDictionary } from '../ports/translator.js';
 import type { KeywordHit, KeywordIndex } from '../ports/keyword-index.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import { isUuid } from '../shared/ids.js';
 import { type Scope, scopeOf } from '../shared/scope.js';
-import type { DictionaryWords } from '../translation/query-translation.service.js';
+import { type DictionaryWords, MIN_LANGUAGE_SHARE } from '../translation/query-translation.service.js';
 import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForm, type WordForms, lexemesOf } from './bm25.js';
 import type { ChunkFilter } from './chunk-filter.js';
+import { SYNONYMS, type SynonymOptions, querySynonyms } from './synonyms.js';
 import { type FusionOptions, DEFAULT_FUSION, reciprocalRankFusion } from './fusion.js';
-import { type ChunkLexemes, chunkDetails, chunkLexemes, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes, textsLexemes } from './search.repository.js';
+import { type ChunkLexemes, chunkDetails, chunkLexemes, corpusChunkDetails, keywordRanking, keywordStatistics, queryLexemes, textsLexemes, textsLexemesIn } from './search.repository.js';
 import { type ExpandedQuery, type FeedbackOptions, expandQuery } from './feedback.js';
 import { keywordAnalysis } from './text-search-config.js';
 import { tsvectorOccurrences, tsvectorPositions } from '../db/tsvector.js';
@@ -33,6 +35,8 @@ export interface SearchOptions {
   feedback: FeedbackOptions | null;
   /** Keyword candidates re-ordered with term proximity (core/search/proximity.ts); null: by BM25F alone. */
   proximity: ProximityOptions | null;
+  /** The query's words also found by their synonyms (core/search/synonyms.ts), where a dictionary is given; null: not. */
+  synonyms: SynonymOptions | null;
   /** Each retriever contributes max(minCandidates, candidateFactor × top_k) candidates to fusion. */
   candidateFactor: number;
   minCandidates: number;
@@ -44,6 +48,7 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   fusion: DEFAULT_FUSION,
   feedback: null,
   proximity: PROXIMITY,
+  synonyms: SYNONYMS,
   candidateFactor: 3,
   minCandidates: 50,
 };
@@ -124,6 +129,8 @@ export class SearchService {
     private readonly vectors: VectorIndex,
     private readonly keywords: KeywordIndex,
     private readonly decompounder: Decompounder,
+    /** Where the query's words' synonyms come from (the catalogue dictionaries); null: none. */
+    private readonly synonymDictionary: BilingualDictionary | null,
     private readonly options: SearchOptions = searchOptionsFor(embedder),
   ) {}
 
@@ -333,10 +340,12 @@ export class SearchService {
    */
   private async wordsOf(query: string, dictionaries: readonly DictionaryWords[]): Promise<WordForms[]> {
     const used = dictionaries.filter((d) => d.words.length);
-    const [words, lexemes] = await Promise.all([
+    const [own, synonyms, lexemes] = await Promise.all([
       queryLexemes(this.db, query),
+      this.synonymLexemes(query),
       Promise.all(used.map((d) => textsLexemes(this.db, d.words.map((w) => w.translations.join(' ')), [keywordAnalysis(d.language)]))),
     ]);
+    const words = withSynonyms(own, synonyms, this.options.synonyms?.weight ?? 0);
     if (!used.length) return words;
     // Per query word (as the dictionaries spell it), its translations' lexemes with the analyses that made them.
     const byWord = new Map<string, Map<string, Set<string>>>();
@@ -362,6 +371,21 @@ export class SearchService {
   }
 
   /**
+   * The query's words' synonyms (querySynonyms), unless the options or the mode leave them out:
+   * each word's and its synonyms' lexemes under their language's analysis, normalised in one
+   * statement.
+   */
+  private async synonymLexemes(query: string): Promise<SynonymForms[]> {
+    if (!this.synonymDictionary || !this.options.synonyms || this.options.mode === 'vector') return [];
+    const found = await querySynonyms(this.synonymDictionary, query, this.options.synonyms);
+    const lexemes = await textsLexemesIn(
+      this.db,
+      found.flatMap((s) => [s.word, s.synonyms.join(' ')].map((text) => ({ text, analysis: keywordAnalysis(s.language) }))),
+    );
+    return found.map((s, i) => ({ analysis: keywordAnalysis(s.language), word: lexemes[2 * i]!, synonyms: lexemes[2 * i + 1]! }));
+  }
+
+  /**
    * A query's words (each as its lexemes under every configuration) and their statistics over
    * `collectionIds`. A word none of their chunks holds may be a German or Dutch compound whose
    * parts they do hold ("Druckerwarteschlange" against "die Warteschlange des Druckers"): its parts
@@ -369,9 +393,11 @@ export class SearchService {
    * also split English ones ("database": "data", "base") and cost English queries 2.7 nDCG points
    * on the LibreOffice help.
    */
-  private async queryWords(words: WordForms[], collectionIds: string[]): Promise<{ words: WordForms[]; statistics: KeywordStatistics }> {
+  private async queryWords(asked: WordForms[], collectionIds: string[]): Promise<{ words: WordForms[]; statistics: KeywordStatistics }> {
+    let words = asked;
     if (!words.length) return { words, statistics: { chunks: 0, chunksByAnalysis: new Map(), lexemes: 0, holding: new Map() } };
     const statistics = await keywordStatistics(this.db, collectionIds, lexemesOf(words).flat());
+    words = synonymsOfSearchedLanguages(words, statistics);
     const unknown = lexemesOf(words).filter((lexemes) => !lexemes.some((l) => statistics.holding.has(l)));
     const parts = unknown.length ? this.decompounder.parts(unknown.flat().join(' '), this.decompounder.languages) : '';
     if (!parts) return { words, statistics };
@@ -477,4 +503,45 @@ export class SearchService {
     }
     return [...chosen.values()];
   }
+}
+
+/** A query word's lexemes under one language's analysis, and its synonyms' lexemes under it. */
+export interface SynonymForms {
+  analysis: string;
+  word: string[];
+  synonyms: string[];
+}
+
+/**
+ * The query's words with their synonyms' lexemes as further forms, each weighing `weight` of the
+ * word and counting only for chunks of the synonym's language (its analysis): the query word is
+ * the one holding the lexeme its language's analysis makes of the word the synonyms are of. A
+ * lexeme the word already has stays as it is (the word's own form weighs fully).
+ */
+export function withSynonyms(words: readonly WordForms[], synonyms: readonly SynonymForms[], weight: number): WordForms[] {
+  if (!synonyms.length || weight <= 0) return [...words];
+  const out = words.map((forms) => [...forms]);
+  for (const { analysis, word, synonyms: lexemes } of synonyms) {
+    const target = out.find((forms) => forms.some((f) => word.includes(f.lexeme)));
+    if (!target) continue;
+    const have = new Set(target.map((f) => f.lexeme));
+    for (const lexeme of lexemes) {
+      if (have.has(lexeme)) continue;
+      have.add(lexeme);
+      target.push({ lexeme, analyses: [analysis], weight });
+    }
+  }
+  return out;
+}
+
+/**
+ * The words without the synonym forms of languages that hold less than MIN_LANGUAGE_SHARE of the
+ * searched chunks: a word is looked up in every language's dictionary, and a German query's words
+ * that are English too ("Text", "Name") would otherwise bring English synonyms that match only a
+ * German knowledge base's few English chunks.
+ */
+export function synonymsOfSearchedLanguages(words: readonly WordForms[], statistics: KeywordStatistics): WordForms[] {
+  const searched = (analyses: readonly string[] | undefined) =>
+    (analyses ?? []).some((a) => (statistics.chunksByAnalysis.get(a) ?? 0) >= MIN_LANGUAGE_SHARE * statistics.chunks);
+  return words.map((forms) => forms.filter((f) => f.weight === undefined || searched(f.analyses)));
 }

@@ -141,5 +141,36 @@ for (const database of testDatabases()) {
       assert.doesNotMatch(stops[0]!.tsv, /'mas'/);
       assert.match(stops[0]!.tsv, /'dialog'/);
     });
+
+    it('finds a query word by its synonyms (a round trip through English in the catalogue dictionaries), below the word itself', async function () {
+      this.timeout(60_000);
+      const t = await createTenant(app, 'standard');
+      const api = client(app.url, t.key);
+      const kb = (await api('POST', '/v1/knowledge-bases', { name: 'ayuda' })).body.id as string;
+      const own = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Guardar',
+        content: 'Para guardar el archivo en el disco, elija Guardar en el menú y escriba un nombre nuevo para él.',
+      });
+      const synonym = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Copiar',
+        content: 'Para copiar el fichero en el disco, elija Copiar en el menú y escriba un nombre nuevo para él.',
+      });
+      const other = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Imprimir',
+        content: 'Para imprimir la hoja de cálculo, elija Imprimir en el menú y seleccione una impresora de la lista.',
+      });
+      const { rows } = await app.services.db.query<{ language: string }>('SELECT DISTINCT language FROM chunks WHERE knowledge_base_id = $1', [kb]);
+      assert.deepEqual(rows.map((r) => r.language), ['es']);
+
+      const withSynonyms = await keywordDocuments(app, t.key);
+      assert.deepEqual(await withSynonyms('archivo'), [own.documentId, synonym.documentId], '"fichero" is a synonym of "archivo"; the page holding "archivo" first');
+      assert.deepEqual(await withSynonyms('fichero'), [synonym.documentId, own.documentId], 'and the other way round');
+      const without = await keywordDocuments(app, t.key, { synonyms: null });
+      assert.deepEqual(await without('archivo'), [own.documentId], 'without synonyms only the page holding the word');
+      assert.ok(!(await withSynonyms('archivo')).includes(other.documentId));
+    });
   });
 }

@@ -180,12 +180,12 @@ for (const database of testDatabases()) {
       const ctx = await keyContext(app.services, t.key, pino({ level: 'silent' }));
       const request: QueryRequest = { query: 'gato', top_k: 3, source_language: 'es', translate_response: false };
       assert.equal(adapters.embedder.lexical, true);
-      const lexical = await new SearchService(db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder).query(ctx, request);
+      const lexical = await new SearchService(db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, adapters.synonymDictionary ?? null).query(ctx, request);
       assert.equal(lexical.results[0]!.content, SPANISH[0]);
       assert.deepEqual(lexical.matched, [true, false, false], 'only the first holds the word');
       // The same vectors from an embedder not flagged lexical: its nearest are meanings, so matches.
       const meaningful: Embedder = { id: adapters.embedder.id, embed: (texts, options) => adapters.embedder.embed(texts, options) };
-      const meaning = await new SearchService(db, meaningful, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder).query(ctx, request);
+      const meaning = await new SearchService(db, meaningful, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, adapters.synonymDictionary ?? null).query(ctx, request);
       assert.deepEqual(meaning.matched, [true, true, true]);
     });
 

@@ -21,7 +21,7 @@ export async function keywordDocuments(
   options: Partial<SearchOptions> = {},
 ): Promise<(query: string, topK?: number) => Promise<Array<string | undefined>>> {
   const { db, adapters } = app.services;
-  const search = new SearchService(db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, {
+  const search = new SearchService(db, adapters.embedder, adapters.vectorIndex, adapters.keywordIndex, adapters.decompounder, adapters.synonymDictionary ?? null, {
     ...DEFAULT_SEARCH_OPTIONS,
     mode: 'keyword',
     ...options,
