@@ -24,7 +24,9 @@
  * `--feedback` tries pseudo-relevance feedback (core/search/feedback.ts) over a grid of settings
  * (feedback chunks × terms × the query's weight λ) on the first query set: keyword and fused
  * nDCG@10 per setting, against none. `--proximity` does the same for term proximity
- * (core/search/proximity.ts: weight × window × candidates re-ordered).
+ * (core/search/proximity.ts: weight × window × candidates re-ordered). `--synonyms off` runs every
+ * search without its words' synonyms (core/search/synonyms.ts): the product as it was before them,
+ * on any collection, to measure what they add and cost.
  *
  * `--diagnostics` adds two what-ifs for keyword search: only the pages' own text-search
  * configuration (Lore ORs the lexemes of all of them), and ts_rank_cd (cover density, Lore's ranking
@@ -72,7 +74,7 @@
  * Usage: npx tsx bench/retrieval-quality.bench.ts [--collection help] [--languages en,de] [--queries 300]
  *          [--seed 1] [--query-sets entries[,heads]] [--variants k,weights,candidates[,peer][,chunks] | all | none]
  *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
- *          [--diagnostics] [--dump FILE] [--match-row-budget N] [--cache .bench/libreoffice]
+ *          [--diagnostics] [--dump FILE] [--match-row-budget N] [--cache .bench/libreoffice] [--synonyms off]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
  *          [--proximity [--proximity-weight 0.25,0.5,1] [--proximity-window 3,6] [--proximity-candidates 50]]
@@ -157,6 +159,7 @@ const { values } = parseArgs({
     'feedback-terms': { type: 'string', default: '10,20' },
     'feedback-weight': { type: 'string', default: '0.5,0.7' },
     proximity: { type: 'boolean', default: false },
+    synonyms: { type: 'string', default: 'on' },
     'proximity-weight': { type: 'string', default: '0.25,0.5,1' },
     'proximity-window': { type: 'string', default: '3,6' },
     'proximity-candidates': { type: 'string', default: String(PROXIMITY.candidates) },
@@ -235,6 +238,9 @@ const variantGroups = new Set(
 );
 // Fusion variants, chunk sizes and the ranking what-ifs are there to choose settings: choosing
 // them on the held-back collection would make it one more tuning set.
+if (!['on', 'off'].includes(values.synonyms)) throw new Error('--synonyms is on (the product) or off');
+/** `--synonyms off`: every search without its words' synonyms (core/search/synonyms.ts), to measure what they add. */
+const withSynonyms = values.synonyms === 'on';
 if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback || values.proximity || values.dump)) {
   throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune, --feedback, --proximity or --dump');
 }
@@ -392,7 +398,7 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
     const keywordIndex = matchRowBudget === undefined ? services.adapters.keywordIndex : new PostgresKeywordIndex(db, matchRowBudget);
     return {
       db,
-      search: (options) => new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, services.adapters.synonymDictionary ?? null, options),
+      search: (options) => new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, withSynonyms ? (services.adapters.synonymDictionary ?? null) : null, options),
       ctx: lore.ctx,
       services,
       scope,

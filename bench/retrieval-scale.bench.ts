@@ -375,6 +375,9 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
     keyword: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, synonyms, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
     // Term proximity's cost: the same keyword search with BM25F's order kept (no chunk positions read).
     keywordNoProximity: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, synonyms, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword', proximity: null }),
+    // The synonyms' cost: the product and keyword search without the query words' synonyms.
+    hybridNoSynonyms: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, null),
+    keywordNoSynonyms: new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, null, { ...DEFAULT_SEARCH_OPTIONS, mode: 'keyword' }),
     probed: new SearchService(db, embedder, pgvector ? new PgVectorIndex(probe.database(), DEFAULTS.vectorIndex) : vectorIndex, keywordIndex, decompounder, synonyms),
   };
   for (let i = 0; i < WARMUP_QUERIES; i++) await services.search.query(ctx, request(queries[i % queries.length]!, i % 2 === 1));
@@ -411,12 +414,16 @@ async function latency(db: Database, services: Services, ctx: RequestContext, co
   await measure([
     { name: 'hybrid unfiltered c1', searcher: 'product', filtered: false, concurrency: 1 },
     { name: 'hybrid filtered c1', searcher: 'product', filtered: true, concurrency: 1 },
+    { name: 'hybrid unfiltered c1, no synonyms', searcher: 'hybridNoSynonyms', filtered: false, concurrency: 1 },
+    { name: 'hybrid filtered c1, no synonyms', searcher: 'hybridNoSynonyms', filtered: true, concurrency: 1 },
     { name: 'hybrid unfiltered c16', searcher: 'product', filtered: false, concurrency: 16 },
+    { name: 'hybrid unfiltered c16, no synonyms', searcher: 'hybridNoSynonyms', filtered: false, concurrency: 16 },
     { name: 'hybrid filtered c16', searcher: 'product', filtered: true, concurrency: 16 },
     { name: 'vector only unfiltered c1', searcher: 'vector', filtered: false, concurrency: 1 },
     { name: 'vector only filtered c1', searcher: 'vector', filtered: true, concurrency: 1 },
     { name: 'keyword only unfiltered c1', searcher: 'keyword', filtered: false, concurrency: 1 },
     { name: 'keyword only unfiltered c1, no proximity', searcher: 'keywordNoProximity', filtered: false, concurrency: 1 },
+    { name: 'keyword only unfiltered c1, no synonyms', searcher: 'keywordNoSynonyms', filtered: false, concurrency: 1 },
     { name: 'keyword only filtered c1', searcher: 'keyword', filtered: true, concurrency: 1 },
     { name: 'keyword only filtered c1, no proximity', searcher: 'keywordNoProximity', filtered: true, concurrency: 1 },
   ]);
