@@ -1,4 +1,4 @@
-import type { BilingualDictionary, LanguagePair } from '../ports/translator.js';
+import { type BilingualDictionary, type LanguagePair, pairKey } from '../ports/translator.js';
 import { type Language, SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import { foldAccents } from './accent-folding.js';
 
@@ -53,7 +53,7 @@ const MIN_SYNONYM_LENGTH = 3;
  */
 export async function querySynonyms(dictionary: BilingualDictionary, query: string, options: SynonymOptions, languages: readonly Language[] = SUPPORTED_LANGUAGES): Promise<WordSynonyms[]> {
   const pairs = await dictionary.pairs();
-  const has = (pair: LanguagePair) => pairs.has(`${pair.source}-${pair.target}`);
+  const has = (pair: LanguagePair) => pairs.has(pairKey(pair));
   const perLanguage = await Promise.all(
     languages.map(async (language) => {
       const outward = { source: language, target: pivotOf(language) };
