@@ -81,10 +81,6 @@ export function createKeywordIndex(db: Database, config: AdapterConfig, vectorIn
 }
 
 /**
- * The translation engines the configuration names, combined (best engine per pair first). Unset
- * (`auto`): Apertium when its program is installed, else none, so translation is off.
- */
-/**
  * The catalogue dictionaries (software vocabulary for every pair of the eight languages, shipped
  * with Lore), unless CATALOGUE_DICTIONARY_DIR is `none`: query translation adds their translations,
  * and keyword search finds a query's words by their synonyms through them (core/search/synonyms.ts).
@@ -94,6 +90,10 @@ export function createCatalogueDictionary(config: AdapterConfig): CatalogueDicti
   return dir === 'none' ? null : new CatalogueDictionary(dir ? { dir } : {});
 }
 
+/**
+ * The translation engines the configuration names, combined (best engine per pair first). Unset
+ * (`auto`): Apertium when its program is installed, else none, so translation is off.
+ */
 export function createTranslator(config: AdapterConfig, metrics: DomainMetrics, catalogues: BilingualDictionary | null = createCatalogueDictionary(config)): CompositeTranslator {
   const t = config.translation;
   const names = t.engines === 'auto' ? (ApertiumTranslator.isInstalled(t.apertium.binary) ? ['apertium' as const] : []) : t.engines;
