@@ -329,7 +329,8 @@ export class SearchService {
   }
 
   /**
-   * A query's words, each as its lexemes under every configuration; with dictionaries' words, also
+   * A query's words, each as its lexemes under every configuration and its synonyms' lexemes
+   * (synonymLexemes, withSynonyms: forms weighing SynonymOptions.weight); with dictionaries' words, also
    * each dictionary word as all its translations' lexemes under the analysis of the language they
    * are in (its forms: a chunk holding any of them holds the word, as BM25F takes a word's best
    * form), in place of the query's words those lexemes already cover. So a translated query finds
