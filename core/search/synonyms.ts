@@ -21,13 +21,18 @@ export interface SynonymOptions {
   outward: number;
   /** How many of each pivot word's translations (most likely first) come back as synonyms. */
   back: number;
+  /** Through how many pivot languages (pivotsOf, first first) a word makes its round trips. */
+  pivots: number;
 }
 
-export const SYNONYMS: SynonymOptions = { weight: 0.5, outward: 2, back: 3 };
+export const SYNONYMS: SynonymOptions = { weight: 0.5, outward: 2, back: 3, pivots: 1 };
 
-/** The language a word of `language` is paired with: English, and for English, Spanish (the catalogues' largest). */
-export function pivotOf(language: Language): Language {
-  return language === 'en' ? 'es' : 'en';
+/** The pivot languages, the catalogues' largest first. */
+const PIVOTS: readonly Language[] = ['en', 'es', 'fr'];
+
+/** The languages a word of `language` makes its round trips through: English, Spanish, French, less its own. */
+export function pivotsOf(language: Language, count: number): Language[] {
+  return PIVOTS.filter((pivot) => pivot !== language).slice(0, count);
 }
 
 /** One query word's synonyms in one language. */
@@ -56,25 +61,44 @@ export async function querySynonyms(dictionary: BilingualDictionary, query: stri
   const has = (pair: LanguagePair) => pairs.has(pairKey(pair));
   const perLanguage = await Promise.all(
     languages.map(async (language) => {
-      const outward = { source: language, target: pivotOf(language) };
-      const back = { source: outward.target, target: language };
-      if (!has(outward) || !has(back)) return [];
-      const [found = []] = await dictionary.lookUp([query], outward);
-      const words = found.map(({ word, translations }) => ({ word, pivots: translations.slice(0, options.outward) }));
-      if (!words.length) return [];
-      const pivotWords = [...new Set(words.flatMap((w) => w.pivots))];
-      const backs = new Map((await dictionary.lookUp(pivotWords, back)).map((found, i) => [pivotWords[i]!, found[0]?.translations ?? []]));
-      return words.flatMap(({ word, pivots }): WordSynonyms[] => {
-        const synonyms = new Set<string>();
-        for (const pivot of pivots) {
-          for (const candidate of (backs.get(pivot) ?? []).slice(0, options.back)) {
-            if (candidate.length < MIN_SYNONYM_LENGTH || foldAccents(candidate) === foldAccents(word) || pivots.includes(candidate)) continue;
-            synonyms.add(candidate);
-          }
-        }
-        return synonyms.size ? [{ language, word, synonyms: [...synonyms] }] : [];
-      });
+      const trips = await Promise.all(pivotsOf(language, options.pivots).map((pivot) => roundTrip(dictionary, has, query, language, pivot, options)));
+      const byWord = new Map<string, Set<string>>();
+      for (const { word, synonyms } of trips.flat()) {
+        const all = byWord.get(word) ?? new Set<string>();
+        byWord.set(word, all);
+        for (const synonym of synonyms) all.add(synonym);
+      }
+      return [...byWord].map(([word, synonyms]): WordSynonyms => ({ language, word, synonyms: [...synonyms] }));
     }),
   );
   return perLanguage.flat();
+}
+
+/** The query's words of `language` with their synonyms through one pivot language (none without both pairs). */
+async function roundTrip(
+  dictionary: BilingualDictionary,
+  has: (pair: LanguagePair) => boolean,
+  query: string,
+  language: Language,
+  pivot: Language,
+  options: SynonymOptions,
+): Promise<Array<{ word: string; synonyms: string[] }>> {
+  const outward = { source: language, target: pivot };
+  const back = { source: pivot, target: language };
+  if (!has(outward) || !has(back)) return [];
+  const [found = []] = await dictionary.lookUp([query], outward);
+  const words = found.map(({ word, translations }) => ({ word, pivots: translations.slice(0, options.outward) }));
+  if (!words.length) return [];
+  const pivotWords = [...new Set(words.flatMap((w) => w.pivots))];
+  const backs = new Map((await dictionary.lookUp(pivotWords, back)).map((found, i) => [pivotWords[i]!, found[0]?.translations ?? []]));
+  return words.flatMap(({ word, pivots }) => {
+    const synonyms = new Set<string>();
+    for (const pivotWord of pivots) {
+      for (const candidate of (backs.get(pivotWord) ?? []).slice(0, options.back)) {
+        if (candidate.length < MIN_SYNONYM_LENGTH || foldAccents(candidate) === foldAccents(word) || pivots.includes(candidate)) continue;
+        synonyms.add(candidate);
+      }
+    }
+    return synonyms.size ? [{ word, synonyms: [...synonyms] }] : [];
+  });
 }
