@@ -367,8 +367,7 @@ export class SearchService {
       .filter((forms) => forms.size)
       .map((forms) => [...forms].map(([lexeme, analyses]) => ({ lexeme, analyses: [...analyses] })));
     // A form of the query's own words is covered when a dictionary made the same lexeme under one of its analyses.
-    const isCovered = (f: WordForm) => f.analyses?.some((a) => covered.has(`${a}\0${f.lexeme}`)) ?? false;
-    return [...translated, ...words.filter((forms) => !forms.some(isCovered))];
+    return withTranslatedWords(words, translated, (f) => f.analyses?.some((a) => covered.has(`${a}\0${f.lexeme}`)) ?? false);
   }
 
   /**
@@ -533,6 +532,24 @@ export function withSynonyms(words: readonly WordForms[], synonyms: readonly Syn
     }
   }
   return out;
+}
+
+/**
+ * A translated search's words: the dictionary words' (`translated`), then the query's own words no
+ * dictionary word covers. A covered word's synonyms (its weighted forms) join the dictionary word
+ * that covers it, so a translated query keeps them: "row" translated by the engine as "fila", and
+ * by the dictionary as "fila" and "renglón", also finds the Spanish synonym "línea".
+ */
+export function withTranslatedWords(words: readonly WordForms[], translated: readonly WordForms[], isCovered: (form: WordForm) => boolean): WordForms[] {
+  const out = translated.map((forms) => [...forms]);
+  for (const forms of words) {
+    const own = forms.find((f) => f.weight === undefined && isCovered(f));
+    const target = own && out.find((t) => t.some((f) => f.lexeme === own.lexeme));
+    if (!target) continue;
+    const have = new Set(target.map((f) => f.lexeme));
+    target.push(...forms.filter((f) => f.weight !== undefined && !have.has(f.lexeme)));
+  }
+  return [...out, ...words.filter((forms) => !forms.some(isCovered))];
 }
 
 /**

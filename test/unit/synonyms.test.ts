@@ -1,18 +1,19 @@
 import assert from 'node:assert/strict';
 import { CatalogueDictionary } from '../../core/adapters/catalogue.dictionary.js';
 import { Bm25Query } from '../../core/search/bm25.js';
-import { synonymsOfSearchedLanguages, withSynonyms } from '../../core/search/search.service.js';
-import { SYNONYMS, pivotOf, querySynonyms } from '../../core/search/synonyms.js';
+import { synonymsOfSearchedLanguages, withSynonyms, withTranslatedWords } from '../../core/search/search.service.js';
+import { SYNONYMS, pivotsOf, querySynonyms } from '../../core/search/synonyms.js';
 
 describe('query synonyms (a round trip through another language in the catalogue dictionaries)', () => {
   const dictionary = new CatalogueDictionary();
   const synonymsOf = async (query: string, language: 'es' | 'de' | 'it' | 'en') =>
     new Map((await querySynonyms(dictionary, query, SYNONYMS, [language])).map((s) => [s.word, s.synonyms]));
 
-  it('pairs every language with English, and English with Spanish', () => {
-    assert.equal(pivotOf('es'), 'en');
-    assert.equal(pivotOf('bg'), 'en');
-    assert.equal(pivotOf('en'), 'es');
+  it('pairs every language with English, then Spanish, then French, less its own', () => {
+    assert.deepEqual(pivotsOf('es', 1), ['en']);
+    assert.deepEqual(pivotsOf('bg', 2), ['en', 'es']);
+    assert.deepEqual(pivotsOf('en', 2), ['es', 'fr']);
+    assert.deepEqual(pivotsOf('es', 3), ['en', 'fr']);
   });
 
   it('finds the software synonyms of Spanish, German and Italian words', async () => {
@@ -73,5 +74,19 @@ describe('query words with synonyms (withSynonyms)', () => {
     assert.deepEqual(synonymsOfSearchedLanguages(withBoth, statistics(10))[0]!.map((f) => f.lexeme), ['archiv', 'fich', 'record']);
     const ownForm = [[{ lexeme: 'archivo', analyses: ['english'] }]];
     assert.deepEqual(synonymsOfSearchedLanguages(ownForm, statistics(0)), ownForm, 'the query\'s own forms stay whatever their language');
+  });
+
+  it('moves a word\'s synonyms to the dictionary word that covers it in a translated search', () => {
+    // The engine's "fila" (with its synonym "líne") and "tabla"; the dictionary's "fila"/"renglón" for "row".
+    const own = [
+      [{ lexeme: 'fil', analyses: ['spanish'] }, { lexeme: 'lin', analyses: ['spanish'], weight: 0.5 }],
+      [{ lexeme: 'tabl', analyses: ['spanish'] }, { lexeme: 'cuadr', analyses: ['spanish'], weight: 0.5 }],
+    ];
+    const translated = [[{ lexeme: 'fil', analyses: ['spanish'] }, { lexeme: 'renglon', analyses: ['spanish'] }]];
+    const covered = (f: { lexeme: string }) => f.lexeme === 'fil' || f.lexeme === 'renglon';
+    const out = withTranslatedWords(own, translated, covered);
+    assert.deepEqual(out, [[...translated[0]!, { lexeme: 'lin', analyses: ['spanish'], weight: 0.5 }], own[1]], 'the covered word\'s synonym joins the dictionary word; the uncovered word stays as it is');
+    assert.deepEqual(translated[0]!.length, 2, 'the dictionary words given are not changed');
+    assert.deepEqual(withTranslatedWords(own, translated, () => false), [...translated, ...own], 'nothing covered: every word stays');
   });
 });
