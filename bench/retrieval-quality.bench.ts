@@ -26,8 +26,8 @@
  * nDCG@10 per setting, against none. `--proximity` does the same for term proximity
  * (core/search/proximity.ts: weight × window × candidates re-ordered). `--synonyms off` runs every
  * search without its words' synonyms (core/search/synonyms.ts): the product as it was before them,
- * on any collection, to measure what they add and cost; `--synonym-pivots N` finds them through N
- * pivot languages instead of the product's (a tuning collection's what-if).
+ * on any collection, to measure what they add and cost; `--synonym-options pivots=2,back=5` finds
+ * them with those of SynonymOptions' settings instead of the product's (a tuning collection's what-if).
  *
  * `--diagnostics` adds two what-ifs for keyword search: only the pages' own text-search
  * configuration (Lore ORs the lexemes of all of them), and ts_rank_cd (cover density, Lore's ranking
@@ -75,7 +75,7 @@
  * Usage: npx tsx bench/retrieval-quality.bench.ts [--collection help] [--languages en,de] [--queries 300]
  *          [--seed 1] [--query-sets entries[,heads]] [--variants k,weights,candidates[,peer][,chunks] | all | none]
  *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
- *          [--diagnostics] [--dump FILE] [--match-row-budget N] [--cache .bench/libreoffice] [--synonyms off] [--synonym-pivots N]
+ *          [--diagnostics] [--dump FILE] [--match-row-budget N] [--cache .bench/libreoffice] [--synonyms off] [--synonym-options weight=W,outward=N,back=N,pivots=N]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
  *          [--proximity [--proximity-weight 0.25,0.5,1] [--proximity-window 3,6] [--proximity-candidates 50]]
@@ -108,6 +108,7 @@ import { PROXIMITY } from '../core/search/proximity.js';
 import { keywordRanking, queryLexemes } from '../core/search/search.repository.js';
 import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService, searchOptionsFor } from '../core/search/search.service.js';
+import { SYNONYMS, type SynonymOptions } from '../core/search/synonyms.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { type Bm25Parameters, lexemesOf } from '../core/search/bm25.js';
 import type { Scope } from '../core/shared/scope.js';
@@ -161,7 +162,7 @@ const { values } = parseArgs({
     'feedback-weight': { type: 'string', default: '0.5,0.7' },
     proximity: { type: 'boolean', default: false },
     synonyms: { type: 'string', default: 'on' },
-    'synonym-pivots': { type: 'string' },
+    'synonym-options': { type: 'string' },
     'proximity-weight': { type: 'string', default: '0.25,0.5,1' },
     'proximity-window': { type: 'string', default: '3,6' },
     'proximity-candidates': { type: 'string', default: String(PROXIMITY.candidates) },
@@ -243,11 +244,22 @@ const variantGroups = new Set(
 if (!['on', 'off'].includes(values.synonyms)) throw new Error('--synonyms is on (the product) or off');
 /** `--synonyms off`: every search without its words' synonyms (core/search/synonyms.ts), to measure what they add. */
 const withSynonyms = values.synonyms === 'on';
-/** `--synonym-pivots N`: synonyms through N pivot languages (SynonymOptions.pivots) instead of the product's. */
-const synonymPivots = values['synonym-pivots'] === undefined ? undefined : Number(values['synonym-pivots']);
-if (synonymPivots !== undefined && !(Number.isInteger(synonymPivots) && synonymPivots >= 1)) throw new Error('--synonym-pivots is a whole number ≥ 1');
-if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback || values.proximity || values.dump || synonymPivots !== undefined)) {
-  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune, --feedback, --proximity, --dump or --synonym-pivots');
+/** `--synonym-options weight=0.5,back=5`: those SynonymOptions in place of the product's (SYNONYMS). */
+const synonymOptions: Partial<SynonymOptions> | undefined =
+  values['synonym-options'] === undefined
+    ? undefined
+    : Object.fromEntries(
+        list(values['synonym-options']).map((item) => {
+          const [name, value] = item.split('=');
+          const n = Number(value);
+          if (!name || !(name in SYNONYMS) || !(n > 0) || (name !== 'weight' && !Number.isInteger(n))) {
+            throw new Error(`--synonym-options: '${item}' is not one of ${Object.keys(SYNONYMS).join(', ')} = a number > 0 (whole but for weight)`);
+          }
+          return [name, n];
+        }),
+      );
+if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback || values.proximity || values.dump || synonymOptions !== undefined)) {
+  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune, --feedback, --proximity, --dump or --synonym-options');
 }
 /** `--dump FILE`: every query's relevant pages and each system's first ten pages, a JSON line each (appended). */
 const dumpFile = values.dump === undefined ? undefined : path.resolve(values.dump);
@@ -406,7 +418,7 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
       search: (options) =>
         new SearchService(db, embedder, vectorIndex, keywordIndex, decompounder, withSynonyms ? (services.adapters.synonymDictionary ?? null) : null, {
           ...options,
-          synonyms: options.synonyms && synonymPivots !== undefined ? { ...options.synonyms, pivots: synonymPivots } : options.synonyms,
+          synonyms: options.synonyms && synonymOptions ? { ...options.synonyms, ...synonymOptions } : options.synonyms,
         }),
       ctx: lore.ctx,
       services,
