@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { mulberry32 } from '../shared/seeded-random.js';
 import { MAX_DIMENSIONS, MIN_DIMENSIONS } from '../ports/embedder.js';
 
@@ -86,21 +87,14 @@ interface Projection {
  * Least-recently-used, bounded: tenants may declare any size from 1 to 4096, and an unbounded cache
  * would grow with every distinct one, while rebuilding a projection takes about a millisecond.
  */
-const MAX_CACHED_PROJECTIONS = 32;
-const projections = new Map<string, Projection>();
+const projections = new LRUCache<string, Projection>({ max: 32 });
 
 function projection(native: number, target: number): Projection {
   const key = `${native}:${target}`;
   let cached = projections.get(key);
   if (cached === undefined) {
     cached = buildProjection(native, target);
-  } else {
-    projections.delete(key);
-  }
-  projections.set(key, cached);
-  if (projections.size > MAX_CACHED_PROJECTIONS) {
-    const oldest = projections.keys().next();
-    if (oldest.done !== true) projections.delete(oldest.value);
+    projections.set(key, cached);
   }
   return cached;
 }

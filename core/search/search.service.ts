@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
 import type { RequestContext } from '../context.js';
 import type { Decompounder } from '../ports/decompounder.js';
 import { corpusNotAvailableOnPlan, duaNotAccepted, isSearchable } from '../corpora/corpus-access.js';
@@ -133,6 +134,9 @@ export class SearchService {
     private readonly synonymDictionary: BilingualDictionary | null,
     private readonly options: SearchOptions = searchOptionsFor(embedder),
   ) {}
+
+  /** Synonym texts' lexemes under their analysis (see `synonymLexemes`), the most recently used kept. */
+  private readonly synonymLexemeCache = new LRUCache<string, string[]>({ max: SYNONYM_LEXEME_CACHE_ENTRIES });
 
   /** Which retrievers this service runs (the product: both, fused). */
   get mode(): SearchOptions['mode'] {
@@ -373,15 +377,18 @@ export class SearchService {
   /**
    * The query's words' synonyms (querySynonyms), unless the options or the mode leave them out:
    * each word's and its synonyms' lexemes under their language's analysis, normalised in one
-   * statement.
+   * statement, but for those normalised for an earlier query (the cache holds the
+   * SYNONYM_LEXEME_CACHE_ENTRIES used last).
    */
   private async synonymLexemes(query: string): Promise<SynonymForms[]> {
     if (!this.synonymDictionary || !this.options.synonyms || this.options.mode === 'vector') return [];
     const found = await querySynonyms(this.synonymDictionary, query, this.options.synonyms);
-    const lexemes = await textsLexemesIn(
-      this.db,
-      found.flatMap((s) => [s.word, s.synonyms.join(' ')].map((text) => ({ text, analysis: keywordAnalysis(s.language) }))),
-    );
+    const texts = found.flatMap((s) => [s.word, s.synonyms.join(' ')].map((text) => ({ text, analysis: keywordAnalysis(s.language) })));
+    const keyOf = (t: { text: string; analysis: string }) => `${t.analysis}\0${t.text}`;
+    const missing = [...new Map(texts.filter((t) => !this.synonymLexemeCache.has(keyOf(t))).map((t) => [keyOf(t), t])).values()];
+    const made = new Map((await textsLexemesIn(this.db, missing)).map((lexemes, i) => [keyOf(missing[i]!), lexemes]));
+    for (const [key, lexemes] of made) this.synonymLexemeCache.set(key, lexemes);
+    const lexemes = texts.map((t) => made.get(keyOf(t)) ?? this.synonymLexemeCache.get(keyOf(t))!);
     return found.map((s, i) => ({ analysis: keywordAnalysis(s.language), word: lexemes[2 * i]!, synonyms: lexemes[2 * i + 1]! }));
   }
 
@@ -504,6 +511,14 @@ export class SearchService {
     return [...chosen.values()];
   }
 }
+
+/**
+ * How many synonym texts (a word, or its synonyms, under one language's analysis) a SearchService
+ * keeps normalised: the same words recur across queries, and their lexemes depend only on the
+ * text-search configurations, so a query whose words are all known skips the synonyms' statement.
+ * A text is ~50 bytes with its lexemes: ~1 MB at most.
+ */
+export const SYNONYM_LEXEME_CACHE_ENTRIES = 20_000;
 
 /** A query word's lexemes under one language's analysis, and its synonyms' lexemes under it. */
 export interface SynonymForms {

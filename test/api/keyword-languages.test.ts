@@ -168,6 +168,8 @@ for (const database of testDatabases()) {
       const withSynonyms = await keywordDocuments(app, t.key);
       assert.deepEqual(await withSynonyms('archivo'), [own.documentId, synonym.documentId], '"fichero" is a synonym of "archivo"; the page holding "archivo" first');
       assert.deepEqual(await withSynonyms('fichero'), [synonym.documentId, own.documentId], 'and the other way round');
+      assert.deepEqual(await withSynonyms('archivo'), [own.documentId, synonym.documentId], 'again, its synonyms\' lexemes remembered from the first query');
+      assert.deepEqual(await withSynonyms('archivo disco'), [own.documentId, synonym.documentId], 'a remembered word beside a new one');
       const without = await keywordDocuments(app, t.key, { synonyms: null });
       assert.deepEqual(await without('archivo'), [own.documentId], 'without synonyms only the page holding the word');
       assert.ok(!(await withSynonyms('archivo')).includes(other.documentId));
