@@ -385,10 +385,18 @@ export class SearchService {
     const found = await querySynonyms(this.synonymDictionary, query, this.options.synonyms);
     const texts = found.flatMap((s) => [s.word, s.synonyms.join(' ')].map((text) => ({ text, analysis: keywordAnalysis(s.language) })));
     const keyOf = (t: { text: string; analysis: string }) => `${t.analysis}\0${t.text}`;
-    const missing = [...new Map(texts.filter((t) => !this.synonymLexemeCache.has(keyOf(t))).map((t) => [keyOf(t), t])).values()];
-    const made = new Map((await textsLexemesIn(this.db, missing)).map((lexemes, i) => [keyOf(missing[i]!), lexemes]));
-    for (const [key, lexemes] of made) this.synonymLexemeCache.set(key, lexemes);
-    const lexemes = texts.map((t) => made.get(keyOf(t)) ?? this.synonymLexemeCache.get(keyOf(t))!);
+    // Taken before the statement, so what other queries add meanwhile cannot evict them.
+    const known = new Map<string, string[]>();
+    for (const text of texts) {
+      const hit = this.synonymLexemeCache.get(keyOf(text));
+      if (hit) known.set(keyOf(text), hit);
+    }
+    const missing = [...new Map(texts.filter((t) => !known.has(keyOf(t))).map((t) => [keyOf(t), t])).values()];
+    (await textsLexemesIn(this.db, missing)).forEach((lexemes, i) => {
+      known.set(keyOf(missing[i]!), lexemes);
+      this.synonymLexemeCache.set(keyOf(missing[i]!), lexemes);
+    });
+    const lexemes = texts.map((t) => known.get(keyOf(t))!);
     return found.map((s, i) => ({ analysis: keywordAnalysis(s.language), word: lexemes[2 * i]!, synonyms: lexemes[2 * i + 1]! }));
   }
 

@@ -77,7 +77,7 @@ describe('query words with synonyms (withSynonyms)', () => {
   });
 
   it('moves a word\'s synonyms to the dictionary word that covers it in a translated search', () => {
-    // The engine's "fila" (with its synonym "líne") and "tabla"; the dictionary's "fila"/"renglón" for "row".
+    // The engine's "fila" (with the lexeme of its synonym "línea") and "tabla"; the dictionary's "fila"/"renglón" for "row".
     const own = [
       [{ lexeme: 'fil', analyses: ['spanish'] }, { lexeme: 'lin', analyses: ['spanish'], weight: 0.5 }],
       [{ lexeme: 'tabl', analyses: ['spanish'] }, { lexeme: 'cuadr', analyses: ['spanish'], weight: 0.5 }],
