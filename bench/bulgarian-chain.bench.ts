@@ -149,11 +149,11 @@ try {
     console.log(`${label.padEnd(58)} nDCG@10 ${(ndcg / n).toFixed(3)}  MRR@10 ${(rr / n).toFixed(3)}  recall@10 ${(recall / n).toFixed(3)}`);
     return ndcg / n;
   };
-  const searchAll = async (texts: string[], dictionaries?: (i: number) => Promise<Parameters<SearchService['query']>[2]>) => {
+  const searchAll = async (texts: string[], dictionaries?: (i: number) => Parameters<SearchService['query']>[2]) => {
     const service = search();
     const ranked: string[][] = [];
     for (const [i, query] of texts.entries()) {
-      const answer = await service.query(ctx, { query, top_k: TOP_K, knowledge_base_ids: [kb.id], source_language: 'auto' }, await dictionaries?.(i));
+      const answer = await service.query(ctx, { query, top_k: TOP_K, knowledge_base_ids: [kb.id], source_language: 'auto' }, dictionaries?.(i));
       ranked.push(target.chunkIds(answer.results));
     }
     return ranked;
@@ -165,13 +165,13 @@ try {
   score('bg>en, never (untranslated)', run.untranslated.hybrid);
   const auto = score('bg>en, auto (the product: the dictionary, detected)', run.translated.hybrid);
   const declared = score('bg>en, declared bg (the product, source_language bg)', run.declaredSource);
+  // Each query's dictionary words, looked up once for the what-ifs that use them.
   const pair = { source: 'bg', target: 'en' } as const;
-  const lookUp = async (i: number) => {
-    const found = (await services.translation.lookUpWords(scope, [queries[i]!.bg], pair))?.[0];
-    return found && [{ language: 'en' as const, words: found }];
-  };
-  const glosses: string[] = [];
-  for (const q of queries) glosses.push((await services.translation.lookUpWords(scope, [q.bg], pair))?.[0]?.map((w) => w.translations[0] ?? w.word).join(' ') ?? q.bg);
+  const looked: Array<Awaited<ReturnType<typeof services.translation.lookUpWords>>> = [];
+  for (const q of queries) looked.push(await services.translation.lookUpWords(scope, [q.bg], pair));
+  const lookUp = (i: number) => looked[i]?.[0] && [{ language: 'en' as const, words: looked[i][0] }];
+  // The text QueryTranslationStep.gloss makes: each word's first translation.
+  const glosses = queries.map((q, i) => looked[i]?.[0]?.map((w) => w.translations[0] ?? w.word).join(' ') ?? q.bg);
   score('what-if: the dictionary\'s gloss with its words', await searchAll(glosses, lookUp));
   score('what-if: the chain\'s English alone', await searchAll(chained));
   const withChain = score('what-if: the chain\'s English with the dictionary\'s words', await searchAll(chained, lookUp));

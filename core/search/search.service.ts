@@ -546,15 +546,19 @@ export function withSynonyms(words: readonly WordForms[], synonyms: readonly Syn
   const out = words.map((forms) => [...forms]);
   for (const { analysis, word, synonyms: lexemes } of synonyms) {
     const target = out.find((forms) => forms.some((f) => word.includes(f.lexeme)));
-    if (!target) continue;
-    const have = new Set(target.map((f) => f.lexeme));
-    for (const lexeme of lexemes) {
-      if (have.has(lexeme)) continue;
-      have.add(lexeme);
-      target.push({ lexeme, analyses: [analysis], weight });
-    }
+    if (target) addForms(target, lexemes.map((lexeme) => ({ lexeme, analyses: [analysis], weight })));
   }
   return out;
+}
+
+/** Adds to a word's forms those whose lexeme it does not have yet (the word's own form keeps its weight). */
+function addForms(target: WordForm[], forms: readonly WordForm[]): void {
+  const have = new Set(target.map((f) => f.lexeme));
+  for (const form of forms) {
+    if (have.has(form.lexeme)) continue;
+    have.add(form.lexeme);
+    target.push(form);
+  }
 }
 
 /**
@@ -568,9 +572,7 @@ export function withTranslatedWords(words: readonly WordForms[], translated: rea
   for (const forms of words) {
     const own = forms.find((f) => f.weight === undefined && isCovered(f));
     const target = own && out.find((t) => t.some((f) => f.lexeme === own.lexeme));
-    if (!target) continue;
-    const have = new Set(target.map((f) => f.lexeme));
-    target.push(...forms.filter((f) => f.weight !== undefined && !have.has(f.lexeme)));
+    if (target) addForms(target, forms.filter((f) => f.weight !== undefined));
   }
   return [...out, ...words.filter((forms) => !forms.some(isCovered))];
 }
