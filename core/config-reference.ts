@@ -82,7 +82,7 @@ const VARIABLES: Record<Variable, VariableDoc> = {
   JOBS_ENABLED: { group: 'Jobs', meaning: 'Run the job workers in this process.' },
   JOB_CONCURRENCY: { group: 'Jobs', meaning: 'Jobs run at once.' },
   JOB_MAX_ATTEMPTS: { group: 'Jobs', meaning: 'Attempts before a job fails for good.' },
-  JOB_LEASE_SECONDS: { group: 'Jobs', meaning: "Length of a job's lease; a worker that stops renewing it loses the job to another." },
+  JOB_LEASE_SECONDS: { group: 'Jobs', meaning: "Length of a job's lease; a running attempt renews it every third of this, and the jobs of a worker that stops renewing (a dead process) go to another once it lapses." },
   JOB_RETRY_BASE_SECONDS: { group: 'Jobs', meaning: 'First retry delay, doubling, at most 5 minutes.' },
   VECTOR_INDEX: {
     group: 'Search indexes',

@@ -19,7 +19,7 @@ import {
 } from '../core/ports/workflow-engine.js';
 import { type DomainMetrics, noDomainMetrics } from '../core/ports/metrics.js';
 import { turnEventLoop } from '../core/shared/event-loop.js';
-import { recordAttempt, runJobAttempt } from './job-runner.js';
+import { keepLeases, recordAttempt, runJobAttempt } from './job-runner.js';
 
 export interface EmbeddedEngineOptions {
   /** Jobs run at once by this process. */
@@ -203,9 +203,10 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
   private async runBatch(batch: JobBatchDefinition, jobs: readonly JobRow[]): Promise<readonly JobRow[]> {
     const ids = jobs.map((j) => j.id);
     const log = this.log.child({ jobType: jobs[0]!.job_type, jobIds: ids });
+    const kept = keepLeases(this.db, ids, this.owner, this.options.leaseSeconds, this.abort.signal, log);
     const control: JobBatchControl = {
       owner: this.owner,
-      signal: this.abort.signal,
+      signal: kept.signal,
       heartbeat: async () => {
         await turnEventLoop();
         if ((await heartbeatJobs(this.db, ids, this.owner, this.options.leaseSeconds)).size < ids.length) {
@@ -225,9 +226,11 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
       }
       return alone;
     } catch (err) {
-      const lost = err instanceof LeaseLostError;
+      const lost = err instanceof LeaseLostError || kept.lost;
       log.warn({ err }, lost ? 'lease lost in a batch; running the jobs still held one by one' : 'batch failed; running its jobs one by one');
       return jobs;
+    } finally {
+      kept.stop();
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../core/db/database.js';
-import { type JobRow, failJobAttempt, heartbeatJob } from '../core/jobs/job.repository.js';
+import { type JobRow, failJobAttempt, heartbeatJob, heartbeatJobs } from '../core/jobs/job.repository.js';
 import type { DomainMetrics } from '../core/ports/metrics.js';
 import { type JobControl, type JobDefinition, LeaseLostError, NonRetryableError, RetryLaterError } from '../core/ports/workflow-engine.js';
 import { turnEventLoop } from '../core/shared/event-loop.js';
@@ -66,11 +66,66 @@ export function recordAttempt(metrics: DomainMetrics, job: JobRow, status: Attem
   metrics.jobFinished(job.job_type, status, Math.max(seconds, sinceStart));
 }
 
+/** The leases of jobs an attempt holds, kept while it runs (`keepLeases`). */
+export interface KeptLeases {
+  /** Aborts when the engine stops or another worker took a lease over. */
+  readonly signal: AbortSignal;
+  /** Whether another worker took a lease over. */
+  readonly lost: boolean;
+  stop(): void;
+}
+
+/**
+ * Extends the leases of `ids` every third of a lease while their attempt runs, whatever its own
+ * heartbeats: a step longer than the lease (one audio segment transcribed on a loaded machine)
+ * would otherwise hand a live attempt's job to another worker, which would run it a second time
+ * beside the first. A dead process stops renewing, so its jobs still go to another worker when the
+ * lease lapses; a step that hangs ends at its own timeout (every outside call has one). When a
+ * lease was taken over (the job cancelled, or the row changed by hand), `signal` aborts.
+ */
+export function keepLeases(db: Database, ids: readonly string[], owner: string, leaseSeconds: number, signal: AbortSignal, log: Logger): KeptLeases {
+  const taken = new AbortController();
+  let renewing = false;
+  const timer = setInterval(() => {
+    if (renewing) return;
+    renewing = true;
+    heartbeatJobs(db, ids, owner, leaseSeconds)
+      .then((held) => {
+        if (held.size < ids.length && !taken.signal.aborted) {
+          clearInterval(timer);
+          taken.abort(new LeaseLostError('Another worker took over this job.'));
+        }
+      })
+      .catch((err: unknown) => log.warn({ err }, 'extending a lease failed; trying again'))
+      .finally(() => {
+        renewing = false;
+      });
+  }, (leaseSeconds * 1000) / 3);
+  timer.unref();
+  return {
+    signal: AbortSignal.any([signal, taken.signal]),
+    get lost() {
+      return taken.signal.aborted;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
 async function attempt(db: Database, definition: JobDefinition | undefined, job: JobRow, run: AttemptRun): Promise<AttemptOutcome> {
+  const { owner, options, log } = run;
+  const kept = keepLeases(db, [job.id], owner, options.leaseSeconds, run.signal, log);
+  try {
+    return await attemptHolding(db, definition, job, run, kept);
+  } finally {
+    kept.stop();
+  }
+}
+
+async function attemptHolding(db: Database, definition: JobDefinition | undefined, job: JobRow, run: AttemptRun, kept: KeptLeases): Promise<AttemptOutcome> {
   const { owner, options, log } = run;
   const control: JobControl = {
     owner,
-    signal: run.signal,
+    signal: kept.signal,
     heartbeat: async (progress) => {
       await turnEventLoop();
       run.onHeartbeat?.(progress);
@@ -85,7 +140,7 @@ async function attempt(db: Database, definition: JobDefinition | undefined, job:
     log.info('job completed');
     return { status: 'completed' };
   } catch (err) {
-    if (err instanceof LeaseLostError) {
+    if (err instanceof LeaseLostError || kept.lost) {
       log.warn('lease lost; leaving the job to its new worker');
       return { status: 'lease_lost' };
     }

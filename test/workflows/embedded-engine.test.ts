@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { claimJob, completeJob, heartbeatJob, insertJob } from '../../core/jobs/job.repository.js';
+import type { Database } from '../../core/db/database.js';
+import { claimJob, completeJob, findJobById, heartbeatJob, insertJob } from '../../core/jobs/job.repository.js';
+import { type JobDefinition, LeaseLostError } from '../../core/ports/workflow-engine.js';
 import { pino } from 'pino';
 import { migrate } from '../../core/db/migrator.js';
 import { openPgliteDatabase } from '../../core/db/pglite.database.js';
@@ -110,6 +112,73 @@ for (const database of testDatabases()) {
       assert.equal(await heartbeatJob(db, id!, 'worker-a', 30), false);
       assert.equal(await completeJob(db, id!, 'worker-a'), false);
       assert.equal(await completeJob(db, id!, 'worker-b'), true);
+    });
+
+    /** Two workers (engines with their own lease owners) running `type` with one-second leases. */
+    function twoWorkers(db: Database, type: string, run: JobDefinition['run']): EmbeddedWorkflowEngine[] {
+      return ['a', 'b'].map(() => {
+        const engine = new EmbeddedWorkflowEngine(db, pino({ level: 'silent' }), { leaseSeconds: 1, pollIntervalMs: 50, retryBaseSeconds: 0 });
+        engine.register({ [type]: { run } });
+        return engine;
+      });
+    }
+
+    it('keeps a running attempt\'s lease while one of its steps outlasts it: another worker never runs the job beside it', async () => {
+      const db = await database.get();
+      const type = `test-${randomUUID()}`;
+      let runs = 0;
+      let finished = 0;
+      const workers = twoWorkers(db, type, async (job, control) => {
+        runs++;
+        // One step three leases long, with no heartbeat of its own (a long audio segment transcribed).
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        await completeJob(db, job.id, control.owner);
+        finished++;
+      });
+      const id = (await insertJob(db, { type: type as 'ingestion', tenantId: null, maxAttempts: 5 }))!;
+      await workers[0]!.start();
+      try {
+        await pollUntil('the first worker to be running the job', () => runs > 0, { intervalMs: 10 });
+        await workers[1]!.start();
+        await pollUntil('the job to finish', () => finished > 0, { timeoutMs: 10_000 });
+        const job = await findJobById(db, id);
+        assert.deepEqual({ runs, status: job?.status, attempts: job?.attempts }, { runs: 1, status: 'completed', attempts: 1 });
+      } finally {
+        await Promise.all(workers.map((w) => w.stop()));
+      }
+    });
+
+    it('stops an attempt whose lease was taken from it, leaving the job to the new holder', async () => {
+      const db = await database.get();
+      const type = `test-${randomUUID()}`;
+      let aborted: unknown;
+      const [worker] = twoWorkers(db, type, async (_job, control) => {
+        // A step that would run for a minute, but listens for its signal.
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, 60_000);
+          control.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            aborted = control.signal.reason;
+            reject(control.signal.reason as Error);
+          });
+        });
+      });
+      const id = (await insertJob(db, { type: type as 'ingestion', tenantId: null, maxAttempts: 5 }))!;
+      await worker!.start();
+      try {
+        await pollUntil('the job to be running', async () => (await findJobById(db, id))?.status === 'processing', { intervalMs: 10 });
+        await db.query("UPDATE jobs SET lease_owner = 'another-worker', lease_expires_at = now() + interval '1 minute' WHERE id = $1", [id]);
+        await pollUntil('the attempt to be stopped', () => aborted !== undefined, { timeoutMs: 5_000 });
+        assert.ok(aborted instanceof LeaseLostError, String(aborted));
+        const job = await findJobById(db, id);
+        assert.deepEqual(
+          { status: job?.status, owner: job?.lease_owner, attempts: job?.attempts, error: job?.error },
+          { status: 'processing', owner: 'another-worker', attempts: 1, error: null },
+          'nothing recorded over the new holder',
+        );
+      } finally {
+        await worker!.stop();
+      }
     });
 
     it('runs at most one job per dedupe key', async () => {
