@@ -203,7 +203,7 @@ export class EmbeddedWorkflowEngine implements WorkflowEngine {
   private async runBatch(batch: JobBatchDefinition, jobs: readonly JobRow[]): Promise<readonly JobRow[]> {
     const ids = jobs.map((j) => j.id);
     const log = this.log.child({ jobType: jobs[0]!.job_type, jobIds: ids });
-    const kept = keepLeases(this.db, ids, this.owner, this.options.leaseSeconds, this.abort.signal, log);
+    const kept = keepLeases(this.db, ids, { owner: this.owner, leaseSeconds: this.options.leaseSeconds, signal: this.abort.signal, log });
     const control: JobBatchControl = {
       owner: this.owner,
       signal: kept.signal,

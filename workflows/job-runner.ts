@@ -81,17 +81,25 @@ export interface KeptLeases {
  * would otherwise hand a live attempt's job to another worker, which would run it a second time
  * beside the first. A dead process stops renewing, so its jobs still go to another worker when the
  * lease lapses; a step that hangs ends at its own timeout (every outside call has one). When a
- * lease was taken over (the job cancelled, or the row changed by hand), `signal` aborts.
+ * lease is no longer this attempt's (another worker holds it, or the job left `processing`: its
+ * tenant or document deleted), `signal` aborts with a LeaseLostError; after each renewal of them
+ * all, `onRenew` runs.
  */
-export function keepLeases(db: Database, ids: readonly string[], owner: string, leaseSeconds: number, signal: AbortSignal, log: Logger): KeptLeases {
+export function keepLeases(
+  db: Database,
+  ids: readonly string[],
+  held: { owner: string; leaseSeconds: number; signal: AbortSignal; log: Logger; onRenew?: () => void },
+): KeptLeases {
+  const { owner, leaseSeconds, signal, log, onRenew } = held;
   const taken = new AbortController();
   let renewing = false;
   const timer = setInterval(() => {
     if (renewing) return;
     renewing = true;
     heartbeatJobs(db, ids, owner, leaseSeconds)
-      .then((held) => {
-        if (held.size < ids.length && !taken.signal.aborted) {
+      .then((still) => {
+        if (still.size === ids.length) onRenew?.();
+        else if (!taken.signal.aborted) {
           clearInterval(timer);
           taken.abort(new LeaseLostError('Another worker took over this job.'));
         }
@@ -112,8 +120,9 @@ export function keepLeases(db: Database, ids: readonly string[], owner: string, 
 }
 
 async function attempt(db: Database, definition: JobDefinition | undefined, job: JobRow, run: AttemptRun): Promise<AttemptOutcome> {
-  const { owner, options, log } = run;
-  const kept = keepLeases(db, [job.id], owner, options.leaseSeconds, run.signal, log);
+  const { owner, options, log, onHeartbeat } = run;
+  // Temporal hears of each renewal too: its heartbeat timeout then tells a dead worker as the lease does.
+  const kept = keepLeases(db, [job.id], { owner, leaseSeconds: options.leaseSeconds, signal: run.signal, log, onRenew: onHeartbeat && (() => onHeartbeat(undefined)) });
   try {
     return await attemptHolding(db, definition, job, run, kept);
   } finally {

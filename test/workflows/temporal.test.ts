@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { loadConfig, ConfigError } from '../../core/config.js';
-import { findJobById } from '../../core/jobs/job.repository.js';
+import { completeJob, findJobById } from '../../core/jobs/job.repository.js';
 import { type JobDefinitions, NonRetryableError } from '../../core/ports/workflow-engine.js';
 import { createActivities } from '../../workflows/activities.js';
 import { type JobOutcome, createJobActivities } from '../../workflows/temporal/job.activities.js';
@@ -197,6 +197,26 @@ for (const database of testDatabases()) {
       } finally {
         server.close();
       }
+    });
+
+    it('heartbeats to Temporal with each renewal of the lease, while a step of the job outlasts the lease', async () => {
+      const slowStep: JobDefinitions = {
+        ingestion: {
+          run: async (job, control) => {
+            // One step of a second and a half with no progress to report (a lease of one second).
+            await new Promise((resolve) => setTimeout(resolve, 1500));
+            await completeJob(app.db, job.id, control.owner);
+          },
+        },
+      };
+      const { jobId } = await documentJob();
+      const env = new MockActivityEnvironment();
+      const heartbeats: unknown[] = [];
+      env.on('heartbeat', (details: unknown) => heartbeats.push(details));
+      const oneSecond = createJobActivities({ db: app.db, definitions: slowStep, options: { ...OPTIONS, leaseSeconds: 1 }, log: silent, metrics: metrics.domain });
+      assert.deepEqual(await env.run(oneSecond.attemptJob, jobId), { status: 'done', detail: 'completed' });
+      assert.ok(heartbeats.length >= 2, `${heartbeats.length} heartbeats in a second and a half, at a third of a lease each`);
+      assert.equal((await findJobById(app.db, jobId))?.attempts, 1);
     });
 
     it('passes cancellation to the running job, and records failures as the embedded engine does', async () => {
