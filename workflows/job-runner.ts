@@ -99,7 +99,8 @@ export function keepLeases(
     heartbeatJobs(db, ids, owner, leaseSeconds)
       .then((still) => {
         if (still.size === ids.length) onRenew?.();
-        else if (!taken.signal.aborted) {
+        else {
+          // The last renewal: the timer stops here, and `renewing` keeps any tick until then out.
           clearInterval(timer);
           taken.abort(new LeaseLostError('Another worker took over this job.'));
         }
@@ -123,21 +124,12 @@ async function attempt(db: Database, definition: JobDefinition | undefined, job:
   const { owner, options, log, onHeartbeat } = run;
   // Temporal hears of each renewal too: its heartbeat timeout then tells a dead worker as the lease does.
   const kept = keepLeases(db, [job.id], { owner, leaseSeconds: options.leaseSeconds, signal: run.signal, log, onRenew: onHeartbeat && (() => onHeartbeat(undefined)) });
-  try {
-    return await attemptHolding(db, definition, job, run, kept);
-  } finally {
-    kept.stop();
-  }
-}
-
-async function attemptHolding(db: Database, definition: JobDefinition | undefined, job: JobRow, run: AttemptRun, kept: KeptLeases): Promise<AttemptOutcome> {
-  const { owner, options, log } = run;
   const control: JobControl = {
     owner,
     signal: kept.signal,
     heartbeat: async (progress) => {
       await turnEventLoop();
-      run.onHeartbeat?.(progress);
+      onHeartbeat?.(progress);
       if (!(await heartbeatJob(db, job.id, owner, options.leaseSeconds, progress))) {
         throw new LeaseLostError('Another worker took over this job.');
       }
@@ -171,5 +163,7 @@ async function attemptHolding(db: Database, definition: JobDefinition | undefine
     }
     log.warn({ err, retryInSeconds: delay }, final ? 'job failed' : 'job attempt failed; will retry');
     return delay === null ? { status: 'failed', error: message } : { status: 'retry', delaySeconds: delay, error: message };
+  } finally {
+    kept.stop();
   }
 }
