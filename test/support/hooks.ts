@@ -30,7 +30,7 @@ async function workerDatabase(url: string, suffix: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const quoted = `"${name.replaceAll('"', '""')}"`;
+    const quoted = client.escapeIdentifier(name);
     await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
     await client.query(`CREATE DATABASE ${quoted}`);
   } finally {
