@@ -35,6 +35,9 @@
  *
  * `--dump FILE` appends a JSON line per query (its relevant pages, each system's first ten pages and
  * nDCG@10), to read where Lore and the peer differ query by query; refused on the held-back collection.
+ * `--features FILE` appends a JSON line per query with every candidate of the two retrievers' first 50
+ * and the features a learned second-stage ranking could weigh (bench/ranking-features.ts), for
+ * bench/learn-ranking.ts; refused on the held-back collection too.
  *
  * Keyword search is the one KEYWORD_INDEX names (`flat`, in memory, by default, which ranks every
  * row holding a query word; `postgres` in the database). `--match-row-budget N` searches in the database instead
@@ -75,7 +78,7 @@
  * Usage: npx tsx bench/retrieval-quality.bench.ts [--collection help] [--languages en,de] [--queries 300]
  *          [--seed 1] [--query-sets entries[,heads]] [--variants k,weights,candidates[,peer][,chunks] | all | none]
  *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
- *          [--diagnostics] [--dump FILE] [--match-row-budget N] [--cache .bench/libreoffice] [--synonyms off] [--synonym-options weight=W,outward=N,back=N,pivots=N]
+ *          [--diagnostics] [--dump FILE] [--features FILE] [--match-row-budget N] [--cache .bench/libreoffice] [--synonyms off] [--synonym-options weight=W,outward=N,back=N,pivots=N]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
  *          [--proximity [--proximity-weight 0.25,0.5,1] [--proximity-window 3,6] [--proximity-candidates 50]]
@@ -116,6 +119,7 @@ import { SqlParams } from '../core/shared/sql-params.js';
 import type { Language } from '../core/translation/translation.schema.js';
 import type { Services } from '../runtime/services.js';
 import { type Bm25Peer, bm25Peer } from './bm25-peer.js';
+import { FeatureWriter } from './ranking-features.js';
 import {
   type HelpPage,
   type IndexEntry,
@@ -154,6 +158,7 @@ const { values } = parseArgs({
     'chunk-sizes': { type: 'string', default: '600,1500' },
     check: { type: 'string', default: '20' },
     dump: { type: 'string' },
+    features: { type: 'string' },
     diagnostics: { type: 'boolean', default: false },
     tune: { type: 'boolean', default: false },
     feedback: { type: 'boolean', default: false },
@@ -258,11 +263,18 @@ const synonymOptions: Partial<SynonymOptions> | undefined =
           return [name, n];
         }),
       );
-if (heldBack && (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback || values.proximity || values.dump || synonymOptions !== undefined)) {
-  throw new Error('--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune, --feedback, --proximity, --dump or --synonym-options');
+if (
+  heldBack &&
+  (variantGroups.size > 0 || values.diagnostics || values.tune || values.feedback || values.proximity || values.dump || values.features || synonymOptions !== undefined)
+) {
+  throw new Error(
+    '--collection manpages is held back for checking only: run it with --variants none and without --diagnostics, --tune, --feedback, --proximity, --dump, --features or --synonym-options',
+  );
 }
 /** `--dump FILE`: every query's relevant pages and each system's first ten pages, a JSON line each (appended). */
 const dumpFile = values.dump === undefined ? undefined : path.resolve(values.dump);
+/** `--features FILE`: every query's candidates with ranking features (bench/ranking-features.ts), a JSON line each (appended). */
+const featuresFile = values.features === undefined ? undefined : path.resolve(values.features);
 const crossPairs = values.cross === undefined ? [] : parseCrossPairs(values.cross, Object.keys(HELP_PACKAGES));
 // The manual pages are not parallel across languages (each language has its own page set).
 if (described && crossPairs.length) throw new Error('--cross needs the help collection, whose pages are the same in every language');
@@ -910,6 +922,15 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
           return JSON.stringify({ language: help.language, set, query: q.query, relevant: [...q.relevant], ndcg, ranked });
         });
         await fs.appendFile(dumpFile, `${lines.join('\n')}\n`);
+      }
+      if (featuresFile) {
+        const writer = await FeatureWriter.load(target.db, target.knowledgeBaseId);
+        const lines: string[] = [];
+        for (const [i, q] of queries.entries()) {
+          const c = retrieved.candidates[i]!;
+          lines.push(await writer.line({ collection: collectionName, language: help.language, set }, q, c.keyword, c.vector, target.pageOfChunk));
+        }
+        await FeatureWriter.write(featuresFile, lines);
       }
       console.log(
         `  ${set}: ${queries.length} of ${eligible} eligible ${described ? 'descriptions' : 'terms'}; nDCG@10 ` +
