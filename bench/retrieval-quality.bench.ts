@@ -2,8 +2,16 @@
  * Retrieval quality on real third-party data: the LibreOffice help (≈2,550 pages per language,
  * Debian's `libreoffice-help-*` packages) with its hand-made index as relevance judgements. Each
  * language's pages are ingested into one knowledge base of a fresh tenant through Lore's own code
- * path (document service, ingestion job, default lexical embedder, PGlite in memory); index terms
- * are the queries and the pages the index links them to are the relevant documents.
+ * path (document service, ingestion job, the embedder the environment configures, PGlite in
+ * memory); index terms are the queries and the pages the index links them to are the relevant
+ * documents.
+ *
+ * The embedder is the built-in lexical one unless EMBEDDER and its settings name another, as they
+ * do for Lore itself (docs/configuration.md): `EMBEDDER=onnx EMBEDDER_MODEL_DIR=… --dimensions 384`
+ * or `EMBEDDER=openai EMBEDDER_URL=… EMBEDDER_MODEL=… --dimensions 1024` measures a model of one's
+ * own, fused as the product fuses any embedder other than the lexical one; likewise
+ * TRANSLATION_ENGINES with DEEPL_* or LIBRETRANSLATE_* for `--cross`. `--dimensions` (default 1024)
+ * is the knowledge bases' vector size, which must suit the model.
  *
  * Prints, per language, nDCG@10 (binary relevance), MRR@10 and recall@10 at document level for
  * keyword-only, vector-only and fused (hybrid) search and for a plain BM25 library on the same
@@ -78,7 +86,7 @@
  * Usage: npx tsx bench/retrieval-quality.bench.ts [--collection help] [--languages en,de] [--queries 300]
  *          [--seed 1] [--query-sets entries[,heads]] [--variants k,weights,candidates[,peer][,chunks] | all | none]
  *          [--chunk-languages en] [--chunk-sizes 600,1500] [--check 20] [--max-relevant 20]
- *          [--diagnostics] [--dump FILE] [--features FILE] [--match-row-budget N] [--cache .bench/libreoffice] [--synonyms off] [--synonym-options weight=W,outward=N,back=N,pivots=N]
+ *          [--dimensions 1024] [--diagnostics] [--dump FILE] [--features FILE] [--match-row-budget N] [--cache .bench/libreoffice] [--synonyms off] [--synonym-options weight=W,outward=N,back=N,pivots=N]
  *          [--tune [--tune-k1 …] [--tune-b …] [--tune-title …]]
  *          [--feedback [--feedback-documents 5,10] [--feedback-terms 10,20] [--feedback-weight 0.5,0.7]]
  *          [--proximity [--proximity-weight 0.25,0.5,1] [--proximity-window 3,6] [--proximity-candidates 50]]
@@ -112,7 +120,8 @@ import { keywordRanking, queryLexemes } from '../core/search/search.repository.j
 import type { QueryResultItem } from '../core/search/search.schema.js';
 import { DEFAULT_SEARCH_OPTIONS, type SearchOptions, SearchService, searchOptionsFor } from '../core/search/search.service.js';
 import { SYNONYMS, type SynonymOptions } from '../core/search/synonyms.js';
-import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
+import { createEmbedder } from '../runtime/adapters.js';
+import { loadConfig } from '../core/config.js';
 import { type Bm25Parameters, lexemesOf } from '../core/search/bm25.js';
 import type { Scope } from '../core/shared/scope.js';
 import { SqlParams } from '../core/shared/sql-params.js';
@@ -180,6 +189,7 @@ const { values } = parseArgs({
     'untranslated-weights': { type: 'string', default: '' },
     'translation-options': { type: 'string' },
     cache: { type: 'string' },
+    dimensions: { type: 'string', default: '1024' },
     'unaccented-queries': { type: 'boolean', default: false },
   },
   allowPositionals: true,
@@ -316,8 +326,17 @@ const chunkSizes = list(values['chunk-sizes']).map((s) => count('chunk-sizes', s
 const cacheDir = path.resolve(ROOT, values.cache ?? collectionSource.cache);
 
 const TOP_K = 10;
-/** What the product searches with here: the defaults, with the fusion measured for the lexical embedder the bench ingests with. */
-const PRODUCT_OPTIONS = searchOptionsFor(new LexicalEmbedder());
+/**
+ * The embedder and translation engines as the environment configures them (EMBEDDER,
+ * EMBEDDER_MODEL_DIR, EMBEDDER_URL, …; TRANSLATION_ENGINES, DEEPL_*, LIBRETRANSLATE_*): the built-in
+ * lexical embedder and Apertium unless a user points the bench at a model or engine of their own.
+ */
+const MODEL_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => /^(EMBEDDER|DEEPL_|LIBRETRANSLATE_)/.test(name)));
+const benchEmbedder = createEmbedder(loadConfig(MODEL_ENV));
+/** The knowledge bases' vector size (`--dimensions`): the lexical embedder's any; a model's own output size. */
+const dimensions = count('dimensions', values.dimensions);
+/** What the product searches with here: the defaults, with the fusion for the embedder the bench ingests with. */
+const PRODUCT_OPTIONS = searchOptionsFor(benchEmbedder);
 /** Candidates fetched per retriever: the largest number any variant fuses. */
 const MAX_CANDIDATES = 100;
 const DEFAULT_CHUNK_TARGET = 1000;
@@ -390,6 +409,7 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
       CHUNK_TARGET_CHARS: String(chunkTargetChars),
       // The default hard cap (2000) unless the target itself is larger.
       CHUNK_MAX_CHARS: String(Math.max(chunkTargetChars, 2000)),
+      ...MODEL_ENV,
       KEYWORD_INDEX: process.env.KEYWORD_INDEX,
       WORD_LISTS: process.env.WORD_LISTS,
       // Unset would also mean Apertium when it is installed (`auto`); named, so --cross measures it.
@@ -402,7 +422,7 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
   );
   try {
     const { db, runtime, services, scope } = lore;
-    const kb = await services.knowledgeBases.create(scope, { name: `${collectionSource.title} (${help.language})`, dimensions: 1024 });
+    const kb = await services.knowledgeBases.create(scope, { name: `${collectionSource.title} (${help.language})`, dimensions });
 
     const pageOfDocument = new Map<string, string>();
     const t0 = performance.now();
@@ -964,7 +984,7 @@ for (const language of languages) {
 }
 
 const main = runs.filter((r) => r.chunkTarget === DEFAULT_CHUNK_TARGET);
-const setup = `seed ${seed}, 1-${maxRelevant} relevant pages; top_k ${TOP_K} chunks → documents; lexical embedder, 1024 dimensions; chunk target ${DEFAULT_CHUNK_TARGET}.`;
+const setup = `seed ${seed}, 1-${maxRelevant} relevant pages; top_k ${TOP_K} chunks → documents; embedder ${benchEmbedder.id}, ${dimensions} dimensions; chunk target ${DEFAULT_CHUNK_TARGET}.`;
 console.log(
   heldBack
     ? `\nManual pages (${HELD_BACK_NOTE}): ${[...versions].join('; ')} (Debian); each page a document (title 'name(section)', ` +
