@@ -1,19 +1,21 @@
 import { type Decompounder, withCompoundParts } from '../ports/decompounder.js';
 import type { Language } from '../translation/translation.schema.js';
 import { BULGARIAN_STOP_WORDS, bulgarianKeywordText, bulgarianStem } from './bulgarian.js';
+import { spanishKeywordText, spanishLexeme } from './spanish.js';
 
 /**
  * How keyword search analyses each language's text: with PostgreSQL's text-search configuration
- * of that name (stemming and stop words), or — Bulgarian, for which PostgreSQL has none — with
- * Lore's own stemmer and stop words (core/search/bulgarian.ts) before PostgreSQL's 'simple'
- * (lower-casing only). Text of no detected language is analysed by 'simple'.
+ * of that name (stemming and stop words), or with Lore's own stemmer and stop words before
+ * PostgreSQL's 'simple' (lower-casing only): Bulgarian, for which PostgreSQL has none
+ * (core/search/bulgarian.ts), and Spanish, whose light stemmer ranks better than PostgreSQL's
+ * Snowball stemmer (core/search/spanish.ts). Text of no detected language is analysed by 'simple'.
  */
 export const KEYWORD_ANALYSIS: Record<Language, string> = {
   en: 'english',
   nl: 'dutch',
   fr: 'french',
   de: 'german',
-  es: 'spanish',
+  es: 'spanish_light',
   it: 'italian',
   ro: 'romanian',
   bg: 'bulgarian',
@@ -25,6 +27,7 @@ export const KEYWORD_ANALYSIS: Record<Language, string> = {
  */
 const OWN_ANALYSES: ReadonlyMap<string, (word: string) => string | null> = new Map([
   ['bulgarian', (word: string) => (BULGARIAN_STOP_WORDS.has(word) ? null : bulgarianStem(word))],
+  ['spanish_light', spanishLexeme],
 ]);
 
 /** Whether an analysis is Lore's own (else it is PostgreSQL's configuration of that name). */
@@ -60,13 +63,15 @@ export function postgresConfigs(analyses: readonly string[] = ALL_KEYWORD_ANALYS
 
 /**
  * What keyword search indexes of a chunk's (or its title's) text, before its configuration: the
- * text with the words of its slash-joined words (withSlashParts), then a Bulgarian text's stems
+ * text with the words of its slash-joined words (withSlashParts), then a Bulgarian or Spanish text's stems
  * without its stop words; a German or Dutch text with the parts of its compounds (see
  * Decompounder); any other as it is.
  */
 export function keywordText(decompounder: Decompounder, text: string, language: Language | null): string {
   const split = withSlashParts(text);
-  return language === 'bg' ? bulgarianKeywordText(split) : withCompoundParts(decompounder, split, language);
+  if (language === 'bg') return bulgarianKeywordText(split);
+  if (language === 'es') return spanishKeywordText(split);
+  return withCompoundParts(decompounder, split, language);
 }
 
 /** Words joined by slashes ('rows/columns', 'antes/después', 'E/S'); not paths or addresses ('/etc/passwd', 'a/b/1', 'x.org/a'). */
