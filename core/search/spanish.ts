@@ -26,6 +26,7 @@
 /** Shorter words are returned unchanged. */
 const MIN_WORD = 5;
 
+/** The vowels' accents only: not foldAccents (core/search/accent-folding.ts), which would also make ñ an n. */
 const UNACCENTED: Readonly<Record<string, string>> = {
   á: 'a', à: 'a', â: 'a', ä: 'a', é: 'e', è: 'e', ê: 'e', ë: 'e', í: 'i', ì: 'i', î: 'i', ï: 'i',
   ó: 'o', ò: 'o', ô: 'o', ö: 'o', ú: 'u', ù: 'u', û: 'u', ü: 'u',
@@ -120,5 +121,5 @@ export function spanishKeywordText(text: string): string {
  */
 export function spanishLexeme(token: string): string | null {
   const lexeme = spanishKeywordText(token);
-  return lexeme.trim() === '' || /\s/.test(lexeme) ? null : lexeme;
+  return /^\S+$/.test(lexeme) ? lexeme : null;
 }

@@ -21,13 +21,17 @@ export const KEYWORD_ANALYSIS: Record<Language, string> = {
   bg: 'bulgarian',
 };
 
-/**
- * Analyses that are Lore's own, each followed by PostgreSQL's 'simple': the lexeme each makes of a
- * query word ('simple'-normalised: lower-cased), or null for a stop word.
- */
-const OWN_ANALYSES: ReadonlyMap<string, (word: string) => string | null> = new Map([
-  ['bulgarian', (word: string) => (BULGARIAN_STOP_WORDS.has(word) ? null : bulgarianStem(word))],
-  ['spanish_light', spanishLexeme],
+/** One of Lore's own analyses, followed by PostgreSQL's 'simple'. */
+interface OwnAnalysis {
+  /** What a chunk's text becomes before 'simple' indexes it: stems, stop words dropped. */
+  text(text: string): string;
+  /** The lexeme it makes of a query word ('simple'-normalised: lower-cased), or null for a stop word. */
+  lexeme(word: string): string | null;
+}
+
+const OWN_ANALYSES: ReadonlyMap<string, OwnAnalysis> = new Map([
+  ['bulgarian', { text: bulgarianKeywordText, lexeme: (word: string) => (BULGARIAN_STOP_WORDS.has(word) ? null : bulgarianStem(word)) }],
+  ['spanish_light', { text: spanishKeywordText, lexeme: spanishLexeme }],
 ]);
 
 /** Whether an analysis is Lore's own (else it is PostgreSQL's configuration of that name). */
@@ -37,9 +41,9 @@ export function isOwnAnalysis(analysis: string): boolean {
 
 /** The lexeme Lore's own analysis makes of a query word ('simple'-normalised), or null for a stop word. */
 export function ownAnalysisLexeme(analysis: string, word: string): string | null {
-  const analyse = OWN_ANALYSES.get(analysis);
-  if (!analyse) throw new Error(`${analysis} is not one of Lore's own analyses`);
-  return analyse(word);
+  const own = OWN_ANALYSES.get(analysis);
+  if (!own) throw new Error(`${analysis} is not one of Lore's own analyses`);
+  return own.lexeme(word);
 }
 
 /** The analysis of a chunk of this language (a language Lore does not know, or none: 'simple'). */
@@ -63,15 +67,14 @@ export function postgresConfigs(analyses: readonly string[] = ALL_KEYWORD_ANALYS
 
 /**
  * What keyword search indexes of a chunk's (or its title's) text, before its configuration: the
- * text with the words of its slash-joined words (withSlashParts), then a Bulgarian or Spanish text's stems
- * without its stop words; a German or Dutch text with the parts of its compounds (see
- * Decompounder); any other as it is.
+ * text with the words of its slash-joined words (withSlashParts), then, for a language of Lore's own
+ * analysis (Bulgarian, Spanish), its stems without its stop words; a German or Dutch text with the
+ * parts of its compounds (see Decompounder); any other as it is.
  */
 export function keywordText(decompounder: Decompounder, text: string, language: Language | null): string {
   const split = withSlashParts(text);
-  if (language === 'bg') return bulgarianKeywordText(split);
-  if (language === 'es') return spanishKeywordText(split);
-  return withCompoundParts(decompounder, split, language);
+  const own = OWN_ANALYSES.get(keywordAnalysis(language));
+  return own ? own.text(split) : withCompoundParts(decompounder, split, language);
 }
 
 /** Words joined by slashes ('rows/columns', 'antes/después', 'E/S'); not paths or addresses ('/etc/passwd', 'a/b/1', 'x.org/a'). */
