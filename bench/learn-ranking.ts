@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { rankingScore } from './support.js';
+import { mean, pairedStandardError, rankingScore } from './support.js';
 import { FEATURE_NAMES } from './ranking-features.js';
 
 interface Line {
@@ -64,11 +64,15 @@ function ndcgOf(q: Query, w: Float64Array): number {
   for (const { i } of scores.slice(0, K)) if (!pages.includes(q.pages[i]!)) pages.push(q.pages[i]!);
   return rankingScore(pages, q.relevant, K).ndcg;
 }
-const meanNdcg = (qs: Query[], w: Float64Array): number => qs.reduce((s, q) => s + ndcgOf(q, w), 0) / (qs.length || 1);
+const meanNdcg = (qs: Query[], w: Float64Array): number => mean(qs.map((q) => ndcgOf(q, w)));
 
 function byGroup(qs: Query[], w: Float64Array): Map<string, number[]> {
   const out = new Map<string, number[]>();
-  for (const q of qs) out.set(q.group, [...(out.get(q.group) ?? []), ndcgOf(q, w)]);
+  for (const q of qs) {
+    const scores = out.get(q.group) ?? [];
+    if (!out.has(q.group)) out.set(q.group, scores);
+    scores.push(ndcgOf(q, w));
+  }
   return out;
 }
 
@@ -119,11 +123,8 @@ function report(label: string, qs: Query[], w: Float64Array): void {
   const rows = [...base.keys()].map((g) => {
     const a = base.get(g)!;
     const b = learned.get(g)!;
-    const m = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-    const d = a.map((x, i) => b[i]! - x);
-    const md = m(d);
-    const se = Math.sqrt(d.reduce((s, x) => s + (x - md) ** 2, 0) / Math.max(1, d.length - 1) / d.length);
-    return `  ${g.padEnd(20)} product ${m(a).toFixed(3)}  learned ${m(b).toFixed(3)}  Δ ${(md * 100).toFixed(1)} ± ${(se * 100).toFixed(1)}`;
+    const delta = (mean(b) - mean(a)) * 100;
+    return `  ${g.padEnd(20)} product ${mean(a).toFixed(3)}  learned ${mean(b).toFixed(3)}  Δ ${delta.toFixed(1)} ± ${(pairedStandardError(a, b) * 100).toFixed(1)}`;
   });
   console.log(`${label}: product ${meanNdcg(qs, baseline()).toFixed(4)} learned ${meanNdcg(qs, w).toFixed(4)}\n${rows.join('\n')}`);
 }

@@ -4,7 +4,6 @@
  * weigh, and whether its page is relevant; a JSON line a query (appended). bench/learn-ranking.ts
  * learns and cross-validates linear rankings over them.
  */
-import fs from 'node:fs/promises';
 import type { Database } from '../core/db/database.js';
 import { queryLexemes } from '../core/search/search.repository.js';
 import type { RetrievalQuery } from './libreoffice-help.js';
@@ -131,7 +130,9 @@ export class FeatureWriter {
     const kwHitsOfDocument = new Map<string, string[]>();
     for (const id of kw) {
       const d = this.chunks.get(id)!.documentId;
-      kwHitsOfDocument.set(d, [...(kwHitsOfDocument.get(d) ?? []), id]);
+      const hits = kwHitsOfDocument.get(d);
+      if (hits) hits.push(id);
+      else kwHitsOfDocument.set(d, [id]);
     }
     // The peer's view: BM25 (k1 1.2, b 0.75) over unstemmed words of the text, plus the title's words as a field of their own.
     const surfaceBm25 = new Map(
@@ -187,9 +188,5 @@ export class FeatureWriter {
       return { page: pageOfChunk.get(id)!, f };
     });
     return JSON.stringify({ ...meta, query: q.query, relevant: [...q.relevant], candidates });
-  }
-
-  static async write(file: string, lines: string[]): Promise<void> {
-    await fs.appendFile(file, `${lines.join('\n')}\n`);
   }
 }

@@ -144,7 +144,7 @@ import { CROSS_MODES, type CrossMode, type CrossPair, type CrossRun, pairLabel, 
 import { QUERY_TRANSLATION_OPTIONS, type QueryTranslationOptions } from '../core/translation/query-translation.service.js';
 import { MAN_PACKAGES, MIN_DESCRIPTION_WORDS, loadManCollection, loadManIndex } from './manpages.js';
 import { PACKAGE_LANGUAGES, loadPackageCollection, loadPackageIndex } from './debian-packages.js';
-import { ROOT, median, percentile, rankingScore, startBenchLore } from './support.js';
+import { ROOT, mean, median, pairedStandardError, percentile, rankingScore, startBenchLore } from './support.js';
 
 /** A query's words under these configurations, and their ranking over these knowledge bases. */
 async function rankedWords(db: Database, knowledgeBaseIds: string[], query: string, configs: string[]) {
@@ -643,14 +643,6 @@ function pagesOf(chunks: string[], pageOfChunk: Map<string, string>): string[] {
 
 const rankOf = (system: System) => (c: Candidates): string[] => (system === 'hybrid' ? fuse(c, PRODUCT_OPTIONS) : c[system].slice(0, TOP_K));
 
-const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
-/** Standard error of the mean of the paired differences b - a: whether two variants really differ. */
-function pairedStandardError(a: number[], b: number[]): number {
-  const d = a.map((x, i) => b[i]! - x);
-  const m = mean(d);
-  return Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, d.length - 1) / Math.max(1, d.length));
-}
-
 interface FusionVariant {
   name: string;
   options: FusionSettings;
@@ -921,6 +913,8 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
         `${s.chunks} chunks, ingested in ${fmt(s.storeSeconds + s.indexSeconds, 0)} s; BM25 peers indexed in ${fmt(peerIndexSeconds, 1)} s`,
     );
     const setRuns: SetRun[] = [];
+    // Every chunk's text and lexemes, read once for all the query sets.
+    const featureWriter = featuresFile ? await FeatureWriter.load(target.db, target.knowledgeBaseId) : undefined;
     for (const set of sets) {
       const sampled = help.sample(set, new Set(target.pageOfDocument.values()));
       const { eligible } = sampled;
@@ -943,14 +937,13 @@ async function run(help: BenchCollection, chunkTarget: number, sets: BenchQueryS
         });
         await fs.appendFile(dumpFile, `${lines.join('\n')}\n`);
       }
-      if (featuresFile) {
-        const writer = await FeatureWriter.load(target.db, target.knowledgeBaseId);
+      if (featureWriter) {
         const lines: string[] = [];
         for (const [i, q] of queries.entries()) {
           const c = retrieved.candidates[i]!;
-          lines.push(await writer.line({ collection: collectionName, language: help.language, set }, q, c.keyword, c.vector, target.pageOfChunk));
+          lines.push(await featureWriter.line({ collection: collectionName, language: help.language, set }, q, c.keyword, c.vector, target.pageOfChunk));
         }
-        await FeatureWriter.write(featuresFile, lines);
+        await fs.appendFile(featuresFile!, `${lines.join('\n')}\n`);
       }
       console.log(
         `  ${set}: ${queries.length} of ${eligible} eligible ${described ? 'descriptions' : 'terms'}; nDCG@10 ` +

@@ -47,7 +47,7 @@ import type { Language } from '../core/translation/translation.schema.js';
 import { MAX_BATCH_TEXTS } from '../core/translation/translation.schema.js';
 import { corpusChrf } from './chrf.js';
 import { type RetrievalQuery, HELP_PACKAGES, loadHelpCollection, loadHelpIndex, loadHelpParagraphs, queryOf, sampleQueries } from './libreoffice-help.js';
-import { ROOT, median, percentile, rankingScore, startBenchLore } from './support.js';
+import { ROOT, mean, median, pairedStandardError, percentile, rankingScore, startBenchLore } from './support.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -104,7 +104,6 @@ const HELP_LANGUAGES: ReadonlySet<string> = new Set(['en', 'de', 'fr', 'es', 'it
 const TOP_K = 10;
 const silent = pino({ level: 'silent' });
 const fmt = (x: number, digits = 1): string => (Number.isFinite(x) ? x.toFixed(digits) : '-');
-const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
 function printTable(title: string, header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -407,13 +406,6 @@ if (sections.has('retrieval')) {
 /** Binary-relevance nDCG@10 and recall@10 of a page ranking (each page at its best rank). */
 function score(ranked: string[], q: RetrievalQuery): { ndcg: number; recall: number } {
   return rankingScore(ranked, q.relevant, TOP_K);
-}
-
-/** Standard error of the mean paired difference b - a. */
-function pairedStandardError(a: number[], b: number[]): number {
-  const d = a.map((x, i) => b[i]! - x);
-  const m = mean(d);
-  return Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, d.length - 1) / Math.max(1, d.length));
 }
 
 // ---------------------------------------------------------------------------------------------
