@@ -28,6 +28,13 @@ for (const database of testDatabases()) {
       await app?.close();
     });
 
+    /** A new tenant's knowledge base, and a function ingesting a page into it. */
+    async function knowledgeBase(name: string) {
+      const t = await createTenant(app, 'standard');
+      const kb = (await client(app.url, t.key)('POST', '/v1/knowledge-bases', { name })).body.id as string;
+      return { t, kb, page: (title: string, content: string) => ingest(app, t.key, { knowledge_base_id: kb, title, content }) };
+    }
+
     it('does not rank the few chunks of another language first for holding the query\'s stop words', async function () {
       this.timeout(60_000);
       const t = await createTenant(app, 'standard');
@@ -84,15 +91,11 @@ for (const database of testDatabases()) {
 
     it("finds Spanish words by their gender and number forms only: a light stemmer, not PostgreSQL's Snowball one", async function () {
       this.timeout(60_000);
-      const t = await createTenant(app, 'standard');
-      const kb = (await client(app.url, t.key)('POST', '/v1/knowledge-bases', { name: 'ayuda' })).body.id as string;
-      const page = (title: string, content: string) => ingest(app, t.key, { knowledge_base_id: kb, title, content });
+      const { t, kb, page } = await knowledgeBase('ayuda');
       const files = await page('Archivos', 'Los archivos nuevos se guardan en las carpetas que elija, con los valores de la tabla.');
       const lights = await page('Pantalla', 'Las luces de la pantalla se ajustan varias veces al día según la información del sensor.');
       const report = await page('Avisos', 'El programa puede informar al usuario cuando termina una tarea larga.');
-      const other = await createTenant(app, 'standard');
-      const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x' })).body.id as string;
-      await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Archivo', content: 'El archivo nuevo, la carpeta y la tabla de valores.' });
+      await (await knowledgeBase('x')).page('Archivo', 'El archivo nuevo, la carpeta y la tabla de valores.');
       const { rows } = await app.services.db.query<{ language: string }>('SELECT DISTINCT language FROM chunks WHERE knowledge_base_id = $1', [kb]);
       assert.deepEqual(rows.map((r) => r.language), ['es']);
 
@@ -110,16 +113,12 @@ for (const database of testDatabases()) {
 
     it('finds "rows/columns" by "columns", and "rows" and "columns" apart by "rows/columns" (PostgreSQL reads it as one token)', async function () {
       this.timeout(60_000);
-      const t = await createTenant(app, 'standard');
-      const kb = (await client(app.url, t.key)('POST', '/v1/knowledge-bases', { name: 'help' })).body.id as string;
-      const page = (title: string, content: string) => ingest(app, t.key, { knowledge_base_id: kb, title, content });
+      const { t, page } = await knowledgeBase('help');
       const joined = await page('Inserting', 'To insert rows/columns into a table, choose Table - Insert and the number of them.');
       const apart = await page('Deleting', 'Select the columns you no longer need, then delete them with the context menu.');
       const neither = await page('Printing', 'A printer queue shows every job still waiting to be printed.');
       // Another tenant's same text is never among the first tenant's results.
-      const other = await createTenant(app, 'standard');
-      const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x' })).body.id as string;
-      await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Inserting', content: 'Insert rows/columns, or delete columns.' });
+      await (await knowledgeBase('x')).page('Inserting', 'Insert rows/columns, or delete columns.');
 
       const documentsFor = await keywordDocuments(app, t.key);
       assert.deepEqual((await documentsFor('columns')).sort(), [joined.documentId, apart.documentId].sort(), 'the joined word is found by one of its words');
@@ -131,15 +130,11 @@ for (const database of testDatabases()) {
 
     it('finds words typed without their accents, and pages written without them by accented words, with counts not doubled', async function () {
       this.timeout(60_000);
-      const t = await createTenant(app, 'standard');
-      const kb = (await client(app.url, t.key)('POST', '/v1/knowledge-bases', { name: 'ayuda' })).body.id as string;
-      const page = (title: string, content: string) => ingest(app, t.key, { knowledge_base_id: kb, title, content });
+      const { t, kb, page } = await knowledgeBase('ayuda');
       const printing = await page('Impresión', 'La configuración de la impresora se guarda con el documento y vale para cada página que se imprime.');
       const plain = await page('Sistema', 'La informacion del sistema muestra la version del programa y la memoria libre del equipo.');
       const french = await page('Éléments', 'Sélectionnez un élément de la fenêtre, puis créez une copie avec le menu Édition.');
-      const other = await createTenant(app, 'standard');
-      const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x' })).body.id as string;
-      await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Impresión', content: 'La configuración de la impresora y la información del sistema.' });
+      await (await knowledgeBase('x')).page('Impresión', 'La configuración de la impresora y la información del sistema.');
       const { rows } = await app.services.db.query<{ id: string; language: string }>('SELECT document_id AS id, language FROM chunks WHERE knowledge_base_id = $1', [kb]);
       assert.deepEqual(
         [printing, plain, french].map((d) => rows.find((r) => r.id === d.documentId)?.language),
