@@ -173,7 +173,7 @@ const VARIABLES: Record<Variable, VariableDoc> = {
   CATALOGUE_DICTIONARY_DIR: {
     group: 'Translation',
     meaning:
-      "Where the catalogue dictionaries are: software vocabulary for every pair of the eight languages, built from Debian's gettext catalogues (`scripts/build-catalogue-dictionaries.ts`). Query translation adds their translations of a query's words to the engine's or FreeDict's, and searches with them where nothing else serves the pair (while any engine is configured); keyword search finds a query's words by their synonyms through them, with or without an engine ([API decisions](api.md)). `none`: not used for either.",
+      "Where the catalogue dictionaries are: software vocabulary for every pair of the eight languages, built from Debian's gettext catalogues (`scripts/build-catalogue-dictionaries.ts`). Query translation adds their translations of a query's words to the engine's or FreeDict's, and searches with them where nothing else serves the pair (while any engine is configured); keyword search finds a query's words by their synonyms through them, with or without an engine ([API decisions](api.md)); their headwords help tell the language of short texts ([translation](translation.md)). `none`: not used for any of these.",
     default: "the ones Lore ships (`dictionaries/catalogues`)",
   },
   LIBRETRANSLATE_URL: { group: 'Translation', meaning: '`libretranslate`: the server root (required).' },

@@ -11,6 +11,9 @@ import type { ReportGenerator } from '../core/ports/report-generator.js';
 import type { AudioDecoder, Transcriber } from '../core/ports/transcriber.js';
 import { CompositeTranslator } from '../core/adapters/composite.translator.js';
 import { CatalogueDictionary } from '../core/adapters/catalogue.dictionary.js';
+import { EldLanguageDetector } from '../core/adapters/eld.language-detector.js';
+import type { LanguageDetector } from '../core/ports/language-detector.js';
+import { VocabularyLanguageDetector } from '../core/translation/vocabulary-language-detector.js';
 import { FreeDictDictionary } from '../core/adapters/freedict.dictionary.js';
 import { DeepLTranslator } from '../core/adapters/deepl.translator.js';
 import { FlatKeywordIndex } from '../core/adapters/flat-index/flat.keyword-index.js';
@@ -34,7 +37,7 @@ import type { VectorIndex } from '../core/ports/vector-index.js';
 /** The adapter of each port that the configuration names. */
 export type AdapterConfig = Pick<
   Config,
-  'embedder' | 'embedderBatchSize' | 'embedderTimeoutMs' | 'vectorIndex' | 'keywordIndex' | 'translation' | 'addons'
+  'embedder' | 'embedderBatchSize' | 'embedderTimeoutMs' | 'vectorIndex' | 'keywordIndex' | 'translation' | 'addons' | 'languageDetectionDataset'
 >;
 
 export function createEmbedder(config: AdapterConfig): Embedder {
@@ -88,6 +91,24 @@ export function createKeywordIndex(db: Database, config: AdapterConfig, vectorIn
 export function createCatalogueDictionary(config: AdapterConfig): CatalogueDictionary | null {
   const dir = config.translation.catalogueDictionaryDir;
   return dir === 'none' ? null : new CatalogueDictionary(dir ? { dir } : {});
+}
+
+/**
+ * eld with the dataset the configuration names, and, unless CATALOGUE_DICTIONARY_DIR is `none`,
+ * the catalogue dictionaries' words to tell short texts apart where eld is unsure
+ * (core/translation/vocabulary-language-detector.ts).
+ */
+export async function createLanguageDetector(config: AdapterConfig, log: Logger): Promise<LanguageDetector> {
+  const eld = await EldLanguageDetector.load(config.languageDetectionDataset);
+  const catalogues = createCatalogueDictionary(config);
+  if (!catalogues) return eld;
+  try {
+    const vocabularies = await catalogues.vocabularies();
+    return vocabularies.size ? new VocabularyLanguageDetector(eld, vocabularies) : eld;
+  } catch (err) {
+    log.warn({ err }, 'the catalogue dictionaries could not be read: short texts are detected by eld alone');
+    return eld;
+  }
 }
 
 /**

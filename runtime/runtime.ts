@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import { WordListDecompounder } from '../core/adapters/wordlist.decompounder.js';
-import { EldLanguageDetector } from '../core/adapters/eld.language-detector.js';
 import { JwksTokenVerifier } from '../core/adapters/jwks.token-verifier.js';
 import { MemoryRateLimitStore } from '../core/adapters/memory.rate-limit-store.js';
 import { PostgresRateLimitStore } from '../core/adapters/postgres.rate-limit-store.js';
@@ -16,7 +15,7 @@ import { temporalStarter } from '../workflows/temporal/temporal-client.js';
 import { TemporalWorkflowEngine } from '../workflows/temporal/temporal.engine.js';
 import { noDomainMetrics } from '../core/ports/metrics.js';
 import type { WorkflowEngine } from '../core/ports/workflow-engine.js';
-import { createAddonAdapters, createCatalogueDictionary, createEmbedder, createKeywordIndex, createTranslator, createVectorIndex } from './adapters.js';
+import { createAddonAdapters, createCatalogueDictionary, createEmbedder, createKeywordIndex, createLanguageDetector, createTranslator, createVectorIndex } from './adapters.js';
 import { type Adapters, type Services, createServices } from './services.js';
 
 export type RuntimeConfig = Pick<
@@ -111,7 +110,7 @@ export async function createRuntime(
   await vectorIndex.start().catch((err: unknown) => log.error({ err }, 'preparing the vector index failed'));
   const services = createServices(db, config, {
     embedder,
-    languageDetector: overrides.languageDetector ?? (await EldLanguageDetector.load(config.languageDetectionDataset)),
+    languageDetector: overrides.languageDetector ?? (await createLanguageDetector(config, log)),
     decompounder: overrides.decompounder ?? new WordListDecompounder(config.wordLists),
     synonymDictionary,
     vectorIndex,

@@ -4,7 +4,8 @@ import { gunzipSync } from 'node:zlib';
 import type { BilingualDictionary, LanguagePair, WordTranslations } from '../ports/translator.js';
 import { pairKey } from '../ports/translator.js';
 import { dictionaryForms } from '../translation/dictionary-forms.js';
-import { SUPPORTED_LANGUAGES as LANGUAGES } from '../translation/translation.schema.js';
+import { type Language, SUPPORTED_LANGUAGES as LANGUAGES } from '../translation/translation.schema.js';
+import { type LanguageVocabularies, vocabularyWords } from '../translation/vocabulary-language-detector.js';
 
 /** Where the dictionaries Lore ships are: the repository's dictionaries/catalogues (`npm run build` copies it into dist/). */
 export const CATALOGUE_DICTIONARY_DIR = path.resolve(import.meta.dirname, '../../dictionaries/catalogues');
@@ -18,7 +19,7 @@ export function catalogueWords(text: string): string[] {
   const plain = text
     .replace(/%(?:\d+\$)?[-+ #0']*\d*(?:\.\d+)?(?:hh|h|ll|l|L|z|j|t)?[a-zA-Z%]|%\([a-z_]+\)[a-z]|\{\d*\}|<[^>]*>/g, ' ')
     .replace(/[&_](?=\p{L})/gu, '');
-  return (plain.toLowerCase().match(/\p{L}{2,}/gu) ?? []);
+  return vocabularyWords(plain);
 }
 
 /**
@@ -31,6 +32,9 @@ export function catalogueWords(text: string): string[] {
  * pair, `<source>-<target>.tsv.gz`: a word, a tab, its translations (most likely first) separated
  * by tabs. A pair is read on its first look-up (~0.1–0.3 MB).
  */
+/** Vocabularies read, by directory: one copy however many runtimes a process starts (the tests start hundreds). */
+const VOCABULARIES = new Map<string, Promise<LanguageVocabularies>>();
+
 export class CatalogueDictionary implements BilingualDictionary {
   readonly name = 'catalogues';
   private readonly dir: string;
@@ -73,6 +77,40 @@ export class CatalogueDictionary implements BilingualDictionary {
       return [word];
     };
     return texts.map((text) => catalogueWords(text).map((word) => ({ word, translations: translate(word) })));
+  }
+
+  /**
+   * Each language's headwords over all its pairs (~6,600–11,700 words a language), for telling a
+   * short text's language (VocabularyLanguageDetector). Reads every pair's file the first time
+   * (~0.2 s), then answers from a copy shared by every dictionary of the same directory.
+   */
+  vocabularies(): Promise<LanguageVocabularies> {
+    let vocabularies = VOCABULARIES.get(this.dir);
+    if (!vocabularies) {
+      vocabularies = this.readVocabularies();
+      vocabularies.catch(() => VOCABULARIES.delete(this.dir));
+      VOCABULARIES.set(this.dir, vocabularies);
+    }
+    return vocabularies;
+  }
+
+  private async readVocabularies(): Promise<LanguageVocabularies> {
+    const pairs = await this.pairs();
+    const vocabularies = new Map<Language, Set<string>>();
+    for (const source of LANGUAGES) {
+      const words = new Set<string>();
+      for (const target of LANGUAGES) {
+        if (!pairs.has(pairKey({ source, target }))) continue;
+        // Only the headwords: the translations are read when a pair is looked up.
+        const text = gunzipSync(await readFile(path.join(this.dir, catalogueFile({ source, target })))).toString('utf8');
+        for (const line of text.split('\n')) {
+          const tab = line.indexOf('\t');
+          if (tab > 0) words.add(line.slice(0, tab));
+        }
+      }
+      if (words.size) vocabularies.set(source, words);
+    }
+    return vocabularies;
   }
 
   private dictionary(pair: LanguagePair): Promise<Map<string, string[]>> {

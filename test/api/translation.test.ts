@@ -116,6 +116,12 @@ for (const database of testDatabases()) {
           if (language) assert.ok(res.body.confidence > 0.2 && res.body.confidence <= 1, `${text}: ${res.body.confidence}`);
           else assert.equal(res.body.confidence, 0);
         }
+        // Short texts eld alone takes for English or for none: the catalogue dictionaries' words decide, unsure.
+        for (const [text, language] of [['Documents vierges', 'fr'], ['pegar resultados de fórmulas', 'es'], ['Menüs Kontextmenüs aktivieren', 'de']]) {
+          const res = await read('POST', '/v1/detect', { text });
+          assert.equal(res.body.language, language, text);
+          assert.ok(res.body.confidence > 0 && res.body.confidence <= 0.25, `${text}: ${res.body.confidence}`);
+        }
         assert.equal((await client(app.url)('POST', '/v1/detect', { text: 'x' })).status, 401);
       });
 

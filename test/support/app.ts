@@ -10,7 +10,8 @@ import type { CorpusJobView } from '../../core/corpora/corpus.schema.js';
 import { type JobView, jobSchema } from '../../core/jobs/job.schema.js';
 import { createDomainMetrics, createRegistry } from '../../runtime/prometheus.domain-metrics.js';
 import { type Runtime, createRuntime } from '../../runtime/runtime.js';
-import { EldLanguageDetector } from '../../core/adapters/eld.language-detector.js';
+import type { LanguageDetector } from '../../core/ports/language-detector.js';
+import { createLanguageDetector } from '../../runtime/adapters.js';
 import { loadConfig } from '../../core/config.js';
 import type { Database } from '../../core/db/database.js';
 import type { PlanId } from '../../core/plans.js';
@@ -20,11 +21,15 @@ import { RouteTable, schemaMismatches } from './response-schemas.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
-let detector: Promise<EldLanguageDetector> | undefined;
+let detector: Promise<LanguageDetector> | undefined;
 
-/** The language model takes a second and 100+ MB to load: one instance serves every test app. */
-export function sharedLanguageDetector(): Promise<EldLanguageDetector> {
-  detector ??= EldLanguageDetector.load('large');
+/**
+ * The language model takes a second and 100+ MB to load: one instance serves every test app. It is
+ * the detector the runtime builds with the default configuration (eld-large and the catalogue
+ * dictionaries' vocabularies).
+ */
+export function sharedLanguageDetector(): Promise<LanguageDetector> {
+  detector ??= createLanguageDetector(loadConfig({}), pino({ level: 'silent' }));
   return detector;
 }
 
