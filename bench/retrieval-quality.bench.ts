@@ -43,6 +43,8 @@
  *
  * `--dump FILE` appends a JSON line per query (its relevant pages, each system's first ten pages and
  * nDCG@10), to read where Lore and the peer differ query by query; refused on the held-back collection.
+ * With `--cross`, each pair's queries too (`language` A>B; the product's first ten pages, `fused`,
+ * and with the source language declared, `declared`), so rankings can be fused offline.
  * `--features FILE` appends a JSON line per query with every candidate of the two retrievers' first 50
  * and the features a learned second-stage ranking could weigh (bench/ranking-features.ts), for
  * bench/learn-ranking.ts; refused on the held-back collection too.
@@ -872,6 +874,14 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
         productOptions: PRODUCT_OPTIONS,
         whatIfs: translationWhatIfs,
       });
+      if (dumpFile) {
+        const top = (chunks: string[]) => pagesOf(chunks, target.pageOfChunk).slice(0, TOP_K);
+        const lines = queries.map((q, i) => {
+          const ranked = { fused: top(run.translated.hybrid[i]!), declared: top(run.declaredSource[i]!) };
+          return JSON.stringify({ language: pairLabel(pair), set: own.set, query: q.query, relevant: [...q.relevant], ranked });
+        });
+        await fs.appendFile(dumpFile, `${lines.join('\n')}\n`);
+      }
       const scored = (lists: string[][]) => score({ candidates: lists, queries, pageOfChunk: target.pageOfChunk }, (ids) => ids);
       const byMode = (lists: Record<CrossMode, string[][]>) => Object.fromEntries(CROSS_MODES.map((m) => [m, scored(lists[m])])) as Record<CrossMode, PerQuery>;
       const result: CrossResult = {
