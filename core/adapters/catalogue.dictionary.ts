@@ -22,6 +22,9 @@ export function catalogueWords(text: string): string[] {
   return vocabularyWords(plain);
 }
 
+/** Vocabularies read, by directory: one copy however many runtimes a process starts (the tests start hundreds). */
+const VOCABULARIES = new Map<string, Promise<LanguageVocabularies>>();
+
 /**
  * Bilingual dictionaries of software vocabulary, built offline from the translations Debian's
  * packages ship for their user interfaces (gettext catalogues, /usr/share/locale): each pair's
@@ -32,9 +35,6 @@ export function catalogueWords(text: string): string[] {
  * pair, `<source>-<target>.tsv.gz`: a word, a tab, its translations (most likely first) separated
  * by tabs. A pair is read on its first look-up (~0.1–0.3 MB).
  */
-/** Vocabularies read, by directory: one copy however many runtimes a process starts (the tests start hundreds). */
-const VOCABULARIES = new Map<string, Promise<LanguageVocabularies>>();
-
 export class CatalogueDictionary implements BilingualDictionary {
   readonly name = 'catalogues';
   private readonly dir: string;
