@@ -677,7 +677,7 @@ async function indexTerms(): Promise<void> {
   }
 }
 
-/** `count` of `items` in a shuffled order that depends on nothing but the items. */
+/** `count` of `items`, shuffled with a fixed seed: the same items give the same draw every run. */
 function seededSample(items: string[], count: number): string[] {
   let state = 7;
   const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
