@@ -481,7 +481,9 @@ async function load<T>(load: () => Promise<T>): Promise<{ module: T; loadMs: num
   return { module, loadMs, heapMb: (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20 };
 }
 
-async function contenders(): Promise<Contender[]> {
+/** Every contender, and Lore's adapter on eld-large (for `indexTerms` too). */
+async function contenders(): Promise<{ all: Contender[]; eldLarge: EldLanguageDetector }> {
+  let eldLarge: EldLanguageDetector | undefined;
   const all: Contender[] = [];
 
   const eldDatasets = {
@@ -516,15 +518,15 @@ async function contenders(): Promise<Contender[]> {
     // eld's datasets are already imported above: load and heap here are the adapter's own.
     const { module: adapter, loadMs, heapMb } = await load(() => EldLanguageDetector.load(size));
     all.push({ name: `Lore adapter (eld-${size})`, detect: (t) => adapter.detect(t).language, loadMs, heapMb });
+    if (size === 'large') {
+      // What the runtime builds: eld-large, then the catalogue dictionaries' words for short texts it is unsure of.
+      const vocabularies = await load(() => new CatalogueDictionary().vocabularies());
+      const product = new VocabularyLanguageDetector(adapter, vocabularies.module);
+      all.push({ name: PRODUCT, detect: (t) => product.detect(t).language, loadMs: vocabularies.loadMs, heapMb: vocabularies.heapMb });
+      eldLarge = adapter;
+    }
   }
-  {
-    // What the runtime builds: eld-large, then the catalogue dictionaries' words for short texts it is unsure of.
-    const eld = await EldLanguageDetector.load('large');
-    const { module: vocabularies, loadMs, heapMb } = await load(() => new CatalogueDictionary().vocabularies());
-    const product = new VocabularyLanguageDetector(eld, vocabularies);
-    all.push({ name: PRODUCT, detect: (t) => product.detect(t).language, loadMs, heapMb });
-  }
-  return all;
+  return { all, eldLarge: eldLarge! };
 }
 
 const percent = (hits: number, total: number): string => `${((100 * hits) / total).toFixed(0)}%`.padStart(5);
@@ -564,7 +566,7 @@ function latencyMicros(contender: Contender): number {
 }
 
 async function main(): Promise<void> {
-  const list = await contenders();
+  const { all: list, eldLarge } = await contenders();
   const shortCount = SUPPORTED_LANGUAGES.map((l) => CORPUS[l].short.length);
   console.log(`Short queries per language: ${shortCount.join(', ')}; sentences: ${CORPUS.en.sentences.length} each.`);
 
@@ -630,7 +632,7 @@ async function main(): Promise<void> {
   console.log(`\n${PRODUCT} misses (${productMisses.length}):`);
   for (const m of productMisses) console.log(`  ${m}`);
 
-  if (values['index-terms']) await indexTerms();
+  if (values['index-terms']) await indexTerms(eldLarge);
 }
 
 /**
@@ -641,16 +643,16 @@ async function main(): Promise<void> {
  * API names left in a translated help index ("Calc service RenameSheet") count as their page's
  * language, so no detector reaches 100 %.
  */
-async function indexTerms(): Promise<void> {
+async function indexTerms(eldLarge: EldLanguageDetector): Promise<void> {
   const count = Number(values['index-terms']);
-  const eld = await EldLanguageDetector.load('large');
+  // Read once a process: the contenders' copy.
   const vocabularies = await new CatalogueDictionary().vocabularies();
   const bounds = [0.1, VOCABULARY_MAX_CONFIDENCE, 0.5, 1.01];
   const detectors: Array<[string, LanguageDetector]> = [
-    ['eld-large alone', eld],
+    ['eld-large alone', eldLarge],
     ...bounds.map((bound): [string, LanguageDetector] => [
       `+ vocabulary below ${bound}${bound === VOCABULARY_MAX_CONFIDENCE ? ' (product)' : ''}`,
-      new VocabularyLanguageDetector(eld, vocabularies, bound),
+      new VocabularyLanguageDetector(eldLarge, vocabularies, bound),
     ]),
   ];
   // The languages both collections have (Debian ships no Bulgarian or Romanian help, nor their descriptions).

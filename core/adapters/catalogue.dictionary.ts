@@ -22,7 +22,7 @@ export function catalogueWords(text: string): string[] {
   return vocabularyWords(plain);
 }
 
-/** Vocabularies read, by directory: one copy however many runtimes a process starts (the tests start hundreds). */
+/** Vocabularies read, by directory: one copy however many dictionaries of a directory a process makes (the runtime's translator and detector, a bench's). */
 const VOCABULARIES = new Map<string, Promise<LanguageVocabularies>>();
 
 /**
@@ -101,9 +101,8 @@ export class CatalogueDictionary implements BilingualDictionary {
       const words = new Set<string>();
       for (const target of LANGUAGES) {
         if (!pairs.has(pairKey({ source, target }))) continue;
-        // Only the headwords: the translations are read when a pair is looked up.
-        const text = gunzipSync(await readFile(path.join(this.dir, catalogueFile({ source, target })))).toString('utf8');
-        for (const line of text.split('\n')) {
+        // Only the headwords: the translations are kept when a pair is looked up.
+        for (const line of (await this.pairText({ source, target })).split('\n')) {
           const tab = line.indexOf('\t');
           if (tab > 0) words.add(line.slice(0, tab));
         }
@@ -113,11 +112,16 @@ export class CatalogueDictionary implements BilingualDictionary {
     return vocabularies;
   }
 
+  /** A pair's file, unzipped. */
+  private async pairText(pair: LanguagePair): Promise<string> {
+    return gunzipSync(await readFile(path.join(this.dir, catalogueFile(pair)))).toString('utf8');
+  }
+
   private dictionary(pair: LanguagePair): Promise<Map<string, string[]>> {
     const key = pairKey(pair);
     let dictionary = this.loaded.get(key);
     if (!dictionary) {
-      dictionary = readFile(path.join(this.dir, catalogueFile(pair))).then((zipped) => parseCatalogueDictionary(gunzipSync(zipped).toString('utf8')));
+      dictionary = this.pairText(pair).then(parseCatalogueDictionary);
       dictionary.catch(() => this.loaded.delete(key));
       this.loaded.set(key, dictionary);
     }

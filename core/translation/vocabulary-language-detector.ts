@@ -51,10 +51,9 @@ export class VocabularyLanguageDetector implements LanguageDetector {
 
     const known = SUPPORTED_LANGUAGES.map((language) => ({ language, count: this.knownWords(words, language) })).sort((a, b) => b.count - a.count);
     const [best, next] = known;
+    // A unique best, which is not already the answer (so it knows more words than the answer does).
     if (!best || best.count === 0 || best.count === next?.count || best.language === detected.language) return detected;
-    const current = detected.language ? this.knownWords(words, detected.language) : 0;
-    const enough = detected.language ? best.count > current : best.count === words.length;
-    if (!enough) return detected;
+    if (!detected.language && best.count < words.length) return detected;
     return { language: best.language, confidence: (this.maxConfidence * (best.count - (next?.count ?? 0))) / words.length };
   }
 
