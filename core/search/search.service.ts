@@ -14,7 +14,7 @@ import type { VectorIndex } from '../ports/vector-index.js';
 import { isUuid } from '../shared/ids.js';
 import { type Scope, scopeOf } from '../shared/scope.js';
 import { type DictionaryWords, MIN_LANGUAGE_SHARE } from '../translation/query-translation.service.js';
-import { SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
+import { type Language, SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import { BM25_PARAMETERS, type Bm25Parameters, Bm25Query, type KeywordStatistics, type WordForm, type WordForms, lexemesOf } from './bm25.js';
 import type { ChunkFilter } from './chunk-filter.js';
 import { SYNONYMS, type SynonymOptions, querySynonyms } from './synonyms.js';
@@ -38,10 +38,22 @@ export interface SearchOptions {
   proximity: ProximityOptions | null;
   /** The query's words also found by their synonyms (core/search/synonyms.ts), where a dictionary is given; null: not. */
   synonyms: SynonymOptions | null;
+  /**
+   * The weight of the parts of a query's compound word that chunks hold (COMPOUND_PART_WEIGHT), as
+   * a share of a word's own; 0: such words are not split (a compound no chunk holds always is).
+   */
+  compoundPartWeight: number;
   /** Each retriever contributes max(minCandidates, candidateFactor × top_k) candidates to fusion. */
   candidateFactor: number;
   minCandidates: number;
 }
+
+/**
+ * The weight of a held compound's parts, chosen by `bench/retrieval-quality.bench.ts` on the two
+ * tuning collections (German and Dutch, 0.15–0.6) and checked once on the held-back one
+ * (docs/performance.md, "Compound parts of words the chunks hold").
+ */
+export const COMPOUND_PART_WEIGHT = 0.3;
 
 export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   mode: 'hybrid',
@@ -50,6 +62,7 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   feedback: null,
   proximity: PROXIMITY,
   synonyms: SYNONYMS,
+  compoundPartWeight: COMPOUND_PART_WEIGHT,
   candidateFactor: 3,
   minCandidates: 50,
 };
@@ -402,25 +415,51 @@ export class SearchService {
 
   /**
    * A query's words (each as its lexemes under every configuration) and their statistics over
-   * `collectionIds`. A word none of their chunks holds may be a German or Dutch compound whose
-   * parts they do hold ("Druckerwarteschlange" against "die Warteschlange des Druckers"): its parts
-   * join the query as words of their own. Only such words are split: splitting every long word
-   * also split English ones ("database": "data", "base") and cost English queries 2.7 nDCG points
-   * on the LibreOffice help.
+   * `collectionIds`, with the parts of the words that are German or Dutch compounds as words of
+   * their own (the decompounder's languages):
+   * - A word none of the chunks holds ("Druckerwarteschlange" against "die Warteschlange des
+   *   Druckers"): its parts weigh as the word would. Splitting every long word this way also split
+   *   English ones ("database": "data", "base") and cost English queries 2.7 nDCG points on the
+   *   LibreOffice help.
+   * - A word some chunks hold ("Dateisystem"): its parts weigh `compoundPartWeight`, and count only
+   *   in chunks of a splitting language that holds at least MIN_LANGUAGE_SHARE of the chunks
+   *   searched, so a chunk holding the compound ranks first and one that says "System" alone still
+   *   gains a little, and a query of an English knowledge base costs nothing more.
    */
   private async queryWords(asked: WordForms[], collectionIds: string[]): Promise<{ words: WordForms[]; statistics: KeywordStatistics }> {
-    let words = asked;
-    if (!words.length) return { words, statistics: { chunks: 0, chunksByAnalysis: new Map(), lexemes: 0, holding: new Map() } };
-    const statistics = await keywordStatistics(this.db, collectionIds, lexemesOf(words).flat());
-    words = synonymsOfSearchedLanguages(words, statistics);
-    const unknown = lexemesOf(words).filter((lexemes) => !lexemes.some((l) => statistics.holding.has(l)));
-    const parts = unknown.length ? this.decompounder.parts(unknown.flat().join(' '), this.decompounder.languages) : '';
-    if (!parts) return { words, statistics };
+    if (!asked.length) return { words: asked, statistics: { chunks: 0, chunksByAnalysis: new Map(), lexemes: 0, holding: new Map() } };
+    const statistics = await keywordStatistics(this.db, collectionIds, lexemesOf(asked).flat());
+    const words = synonymsOfSearchedLanguages(asked, statistics);
+    const held = (forms: WordForms) => forms.some((f) => statistics.holding.has(f.lexeme));
+    const weight = this.options.compoundPartWeight;
+    // Held compounds are split only in the languages of at least MIN_LANGUAGE_SHARE of the chunks searched.
+    const languages = this.decompounder.languages.filter(
+      (l) => (statistics.chunksByAnalysis.get(keywordAnalysis(l)) ?? 0) >= MIN_LANGUAGE_SHARE * statistics.chunks,
+    );
+    const [whole, weighted] = await Promise.all([
+      this.compoundParts(words.filter((forms) => !held(forms)).flatMap((forms) => forms.map((f) => f.lexeme)), this.decompounder.languages),
+      weight > 0 && languages.length
+        ? this.compoundParts(words.filter(held).flatMap((forms) => forms.filter((f) => f.weight === undefined).map((f) => f.lexeme)), languages)
+        : [],
+    ]);
     const key = (forms: WordForms) => forms.map((f) => f.lexeme).join(' ');
     const known = new Set(words.map(key));
-    const added = (await queryLexemes(this.db, parts)).filter((forms) => !known.has(key(forms)));
+    const added = whole.filter((forms) => !known.has(key(forms)));
+    const splitting = new Set(languages.map((l) => keywordAnalysis(l)));
+    for (const forms of weighted) {
+      const part = forms.filter((f) => f.analyses?.some((a) => splitting.has(a))).map((f) => ({ ...f, weight }));
+      if (!part.length || known.has(key(forms)) || added.some((a) => key(a) === key(forms) || key(a) === key(part))) continue;
+      added.push(part);
+    }
+    if (!added.length) return { words, statistics };
     const all = [...words, ...added];
     return { words: all, statistics: await keywordStatistics(this.db, collectionIds, lexemesOf(all).flat()) };
+  }
+
+  /** The words (each as its forms under every configuration) of the parts of these lexemes that are compounds in `languages`. */
+  private async compoundParts(lexemes: readonly string[], languages: readonly Language[]): Promise<WordForms[]> {
+    const parts = lexemes.length ? this.decompounder.parts(lexemes.join(' '), languages) : '';
+    return parts ? queryLexemes(this.db, parts) : [];
   }
 
   /**

@@ -61,5 +61,27 @@ for (const database of testDatabases()) {
       assert.equal(ids[0], compound.documentId);
       assert.ok(ids.every((id) => id === compound.documentId || id === apart.documentId), 'only the tenant\'s own documents');
     });
+
+    it('splits a compound the chunks hold too, its parts weighing less: the compound first, then its parts alone', async function () {
+      this.timeout(60_000);
+      const t = await createTenant(app, 'standard');
+      const kb = (await client(app.url, t.key)('POST', '/v1/knowledge-bases', { name: 'hilfe' })).body.id as string;
+      const compound = await ingest(app, t.key, {
+        knowledge_base_id: kb,
+        title: 'Hilfe zum Drucken',
+        content: 'Die Druckerwarteschlange zeigt alle Aufträge, die noch gedruckt werden müssen.',
+      });
+      const part = await ingest(app, t.key, { knowledge_base_id: kb, title: 'Aufträge', content: 'Jede Warteschlange hält Aufträge in der Reihenfolge ihres Eingangs fest.' });
+      await ingest(app, t.key, { knowledge_base_id: kb, title: 'Vorlagen', content: 'Eine Vorlage enthält Formatierungen für neue Dokumente.' });
+      // Another tenant's chunk holds the part too: never among the first tenant's results.
+      const other = await createTenant(app, 'standard');
+      const otherKb = (await client(app.url, other.key)('POST', '/v1/knowledge-bases', { name: 'x' })).body.id as string;
+      await ingest(app, other.key, { knowledge_base_id: otherKb, title: 'Drucker', content: 'Die Warteschlange des Druckers ist leer.' });
+
+      const documentsFor = await keywordDocuments(app, t.key);
+      assert.deepEqual(await documentsFor('Druckerwarteschlange'), [compound.documentId, part.documentId]);
+      const unsplit = await keywordDocuments(app, t.key, { compoundPartWeight: 0 });
+      assert.deepEqual(await unsplit('Druckerwarteschlange'), [compound.documentId], 'held compounds left whole, as before');
+    });
   });
 }
