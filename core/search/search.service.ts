@@ -445,10 +445,12 @@ export class SearchService {
     const key = (forms: WordForms) => forms.map((f) => f.lexeme).join(' ');
     const known = new Set(words.map(key));
     const added = whole.filter((forms) => !known.has(key(forms)));
+    const taken = new Set(added.map(key));
     const splitting = new Set(languages.map((l) => keywordAnalysis(l)));
     for (const forms of weighted) {
       const part = forms.filter((f) => f.analyses?.some((a) => splitting.has(a))).map((f) => ({ ...f, weight }));
-      if (!part.length || known.has(key(forms)) || added.some((a) => key(a) === key(forms) || key(a) === key(part))) continue;
+      if (!part.length || known.has(key(forms)) || taken.has(key(forms)) || taken.has(key(part))) continue;
+      taken.add(key(part));
       added.push(part);
     }
     if (!added.length) return { words, statistics };
