@@ -110,6 +110,46 @@ export interface DictionaryWords {
   words: WordTranslations[];
 }
 
+/** The longest ending a name may add to the lemma of the dictionary word it is a form of. */
+const MAX_NAME_ENDING = 3;
+
+/**
+ * The dictionary's words with each name of the query also its own translation, as the query
+ * spells it, so a translated search finds it as written as well as by what it means: software
+ * documentation keeps product, service, class and function names in every language ("Platform
+ * service Extensions" is "El servicio Platform" with a property "Extensions" in the Spanish help,
+ * where the translation says "Prórrogas de servicio de la programa"). A name is a word written
+ * with a capital inside it ("RenameSheet") or in capitals ("PDF"), or, but in German, whose nouns
+ * all take one, a capitalised word after the first; the first word too where the query holds
+ * another name ("Calc service RenameSheet"), as a query's first word is capitalised by habit.
+ * A name joins the dictionary word it is a form of (the word's lemma begins it, and it adds an
+ * ending of three letters at most: "Extensions", "Extension"), else it is a word of its own.
+ */
+export function withNamesAsSpelled(query: string, words: readonly WordTranslations[], source: Language): WordTranslations[] {
+  const names = namesIn(query, source);
+  if (!names.length) return [...words];
+  const out = words.map((w) => ({ word: w.word, translations: [...w.translations] }));
+  for (const name of names) {
+    const lower = name.toLocaleLowerCase();
+    const lemmaOf = out
+      .filter((w) => w.word && name.length - w.word.length <= MAX_NAME_ENDING && lower.startsWith(w.word.toLocaleLowerCase()))
+      .sort((a, b) => b.word.length - a.word.length)[0];
+    if (!lemmaOf) out.push({ word: name, translations: [name] });
+    else if (!lemmaOf.translations.includes(name)) lemmaOf.translations.push(name);
+  }
+  return out;
+}
+
+/** The names (see `withNamesAsSpelled`) of a query, as it spells them. */
+export function namesIn(query: string, source: Language): string[] {
+  const tokens = query.match(/[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*/gu) ?? [];
+  const identifier = (word: string) => /\p{Ll}\p{Lu}/u.test(word) || /^\p{Lu}[\p{Lu}\p{N}._-]*\p{Lu}[\p{Lu}\p{N}._-]*$/u.test(word);
+  const capitalised = (word: string) => source !== 'de' && /^\p{Lu}\p{Ll}/u.test(word);
+  const named = tokens.map((t, i) => identifier(t) || (i > 0 && capitalised(t)));
+  if (tokens.length && !named[0] && named.some(Boolean) && capitalised(tokens[0]!)) named[0] = true;
+  return [...new Set(tokens.filter((_, i) => named[i]))];
+}
+
 export type Search = (request: QueryRequest, dictionaries?: DictionaryWords[]) => Promise<SearchAnswer>;
 
 export interface QueryTranslationOptions {
@@ -138,6 +178,11 @@ export interface QueryTranslationOptions {
    * language is one of the knowledge bases', `untranslatedWeight` where it is none of theirs.
    */
   shareWeights: boolean;
+  /**
+   * Whether a translated search also looks a query's names up as the query spells them
+   * (`withNamesAsSpelled`).
+   */
+  namesAsSpelled: boolean;
   /** TRANSLATION_FUSION_K unless a benchmark measures another. */
   fusionK: number;
   /**
@@ -153,6 +198,7 @@ export const QUERY_TRANSLATION_OPTIONS: QueryTranslationOptions = {
   dictionary: true,
   mergeLanguages: false,
   shareWeights: true,
+  namesAsSpelled: true,
   fusionK: TRANSLATION_FUSION_K,
   fillerWeight: FILLER_WEIGHT,
 };
@@ -287,12 +333,13 @@ export class QueryTranslationService {
         translation = Promise.all([
           step.attempt([request.query], pair),
           this.options.dictionary ? step.lookUp(request.query, pair) : undefined,
-        ]).then(([translated, words]) => ({
+        ]).then(([translated, looked]) => {
+          const words = looked && this.options.namesAsSpelled ? withNamesAsSpelled(request.query, looked, language) : looked;
           // Where no engine translates the pair, a dictionary's words still make a translated
           // search: each word's first translation is its text (for the vector search).
-          text: Array.isArray(translated) ? translated[0]! : words?.length ? step.gloss(request.query, words) : undefined,
-          dictionary: words && { language: target, words },
-        }));
+          const text = Array.isArray(translated) ? translated[0]! : words?.length ? step.gloss(request.query, words) : undefined;
+          return { text, dictionary: words && { language: target, words } };
+        });
         made.set(target, translation);
       }
       return translation;

@@ -100,6 +100,29 @@ for (const database of testDatabases()) {
       assert.deepEqual((await query(api, { query: 'Save the file' })).body.results, res.body.results);
     });
 
+    it('finds a query’s names as spelled in a translated search, not only as the translation has them', async () => {
+      // Apertium translates "Platform service Extensions" as "Prórrogas de servicio de la
+      // programa"; the Spanish manual names the service as it is called in every language.
+      const manual = 'Servicio Platform: la propiedad Extensions devuelve las extensiones instaladas.';
+      const office = 'La oficina del programa de becas ofrece un servicio de prórrogas en la plataforma.';
+      const { api } = await tenantWith([office, manual, ...SPANISH]);
+      const res = await query(api, { query: 'Platform service Extensions' });
+      console.log(JSON.stringify(res.body.results.map((r: any) => [r.content.slice(0, 30), r.score]), null, 0), res.body.metadata);
+      for (const q of ['Platform service Extensions', 'platform service extensions']) for (const s of ['en', 'fr']) {
+        const r2 = await query(api, { query: q, source_language: s });
+        console.log(q, s, JSON.stringify(r2.body.results.map((r: any) => [r.content.slice(0, 30), r.score])));
+      }
+      assert.equal(res.status, 200);
+      assert.equal(res.body.metadata.translation_config_source, 'instance_default');
+      assert.deepEqual(
+        res.body.results.slice(0, 2).map((r: { content: string }) => r.content),
+        [manual, office],
+      );
+      // A capitalised word counts as a name only beside another: the same words in lower case are translated alone.
+      const lower = await query(api, { query: 'platform service extensions' });
+      assert.equal(lower.body.results[0].content, office);
+    });
+
     it('searches a knowledge base of two languages in each, weighing its share, and what a search only found as nearest little', async () => {
       // A quarter of the documents are English, so Spanish and English are both the knowledge base's
       // languages: the French query is searched in Spanish (weighing 1) and in English (a third of
