@@ -107,11 +107,6 @@ for (const database of testDatabases()) {
       const office = 'La oficina del programa de becas ofrece un servicio de prórrogas en la plataforma.';
       const { api } = await tenantWith([office, manual, ...SPANISH]);
       const res = await query(api, { query: 'Platform service Extensions' });
-      console.log(JSON.stringify(res.body.results.map((r: any) => [r.content.slice(0, 30), r.score]), null, 0), res.body.metadata);
-      for (const q of ['Platform service Extensions', 'platform service extensions']) for (const s of ['en', 'fr']) {
-        const r2 = await query(api, { query: q, source_language: s });
-        console.log(q, s, JSON.stringify(r2.body.results.map((r: any) => [r.content.slice(0, 30), r.score])));
-      }
       assert.equal(res.status, 200);
       assert.equal(res.body.metadata.translation_config_source, 'instance_default');
       assert.deepEqual(
