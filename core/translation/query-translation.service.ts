@@ -114,8 +114,8 @@ export interface DictionaryWords {
 const MAX_NAME_ENDING = 3;
 
 /**
- * The dictionary's words with each name of the query also its own translation, as the query
- * spells it, so a translated search finds it as written as well as by what it means: software
+ * The dictionary's words with each of the query's names (`namesIn`) also its own translation, as
+ * the query spells it, so a translated search finds it as written as well as by what it means: software
  * documentation keeps product, service, class and function names in every language ("Platform
  * service Extensions" is "El servicio Platform" with a property "Extensions" in the Spanish help,
  * where the translation says "Prórrogas de servicio de la programa"). A name is a word written
@@ -125,8 +125,7 @@ const MAX_NAME_ENDING = 3;
  * A name joins the dictionary word it is a form of (the word's lemma begins it, and it adds an
  * ending of three letters at most: "Extensions", "Extension"), else it is a word of its own.
  */
-export function withNamesAsSpelled(query: string, words: readonly WordTranslations[], source: Language): WordTranslations[] {
-  const names = namesIn(query, source);
+export function withNamesAsSpelled(names: readonly string[], words: readonly WordTranslations[]): WordTranslations[] {
   if (!names.length) return [...words];
   const out = words.map((w) => ({ word: w.word, translations: [...w.translations] }));
   for (const name of names) {
@@ -140,7 +139,7 @@ export function withNamesAsSpelled(query: string, words: readonly WordTranslatio
   return out;
 }
 
-/** The names (see `withNamesAsSpelled`) of a query, as it spells them. */
+/** The names (see `withNamesAsSpelled`) of a query in `source`, as it spells them. */
 export function namesIn(query: string, source: Language): string[] {
   const tokens = query.match(/[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*/gu) ?? [];
   const identifier = (word: string) => /\p{Ll}\p{Lu}/u.test(word) || /^\p{Lu}[\p{Lu}\p{N}._-]*\p{Lu}[\p{Lu}\p{N}._-]*$/u.test(word);
@@ -324,6 +323,7 @@ export class QueryTranslationService {
         legs.set(key, { targets: leg, weight: Math.max(known?.weight ?? 0, weightOf(leg)), kbs: [...(known?.kbs ?? []), kb] });
       }
     }
+    const names = this.options.namesAsSpelled ? namesIn(request.query, language) : [];
     // Each language's translation and look-up, made (and metered) once a query, whichever legs need it.
     const made = new Map<Language, Promise<{ text: string | undefined; dictionary: DictionaryWords | undefined }>>();
     const translationInto = (target: Language) => {
@@ -334,7 +334,7 @@ export class QueryTranslationService {
           step.attempt([request.query], pair),
           this.options.dictionary ? step.lookUp(request.query, pair) : undefined,
         ]).then(([translated, looked]) => {
-          const words = looked && this.options.namesAsSpelled ? withNamesAsSpelled(request.query, looked, language) : looked;
+          const words = looked && withNamesAsSpelled(names, looked);
           // Where no engine translates the pair, a dictionary's words still make a translated
           // search: each word's first translation is its text (for the vector search).
           const text = Array.isArray(translated) ? translated[0]! : words?.length ? step.gloss(request.query, words) : undefined;

@@ -24,14 +24,14 @@ describe('names in a translated query', () => {
       { word: 'service', translations: ['servicio'] },
       { word: 'Extension', translations: ['Prórroga', 'Extensión'] },
     ];
-    assert.deepEqual(withNamesAsSpelled('Platform service Extensions', words, 'en'), [
+    assert.deepEqual(withNamesAsSpelled(namesIn('Platform service Extensions', 'en'), words), [
       { word: 'Platform', translations: ['Programa', 'Plataforma', 'Platform'] },
       { word: 'service', translations: ['servicio'] },
       { word: 'Extension', translations: ['Prórroga', 'Extensión', 'Extensions'] },
     ]);
     // An unknown word is already its own translation; a name no lemma begins is added.
     const unknown = [{ word: 'RenameSheet', translations: ['RenameSheet'] }];
-    assert.deepEqual(withNamesAsSpelled('Calc RenameSheet', unknown, 'en'), [
+    assert.deepEqual(withNamesAsSpelled(namesIn('Calc RenameSheet', 'en'), unknown), [
       { word: 'RenameSheet', translations: ['RenameSheet'] },
       { word: 'Calc', translations: ['Calc'] },
     ]);
@@ -40,7 +40,7 @@ describe('names in a translated query', () => {
       { word: 'de', translations: ['of'] },
       { word: 'Delete', translations: ['Delete'] },
     ];
-    assert.deepEqual(withNamesAsSpelled('de DeleteRows', short, 'fr'), [...short, { word: 'DeleteRows', translations: ['DeleteRows'] }]);
+    assert.deepEqual(withNamesAsSpelled(namesIn('de DeleteRows', 'fr'), short), [...short, { word: 'DeleteRows', translations: ['DeleteRows'] }]);
     // The words given are not changed.
     assert.deepEqual(words[0]!.translations, ['Programa', 'Plataforma']);
   });
