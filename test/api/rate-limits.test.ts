@@ -4,9 +4,20 @@ import { TEST_ADMIN_TOKEN, type TestApp, client, createTenant, startTestApp } fr
 import { testDatabases } from '../support/databases.js';
 import { startServerProcess, stopServerProcess } from '../support/process.js';
 
-/** Waits for the start of a fresh second, so a burst test does not straddle two one-second windows. */
-async function startOfSecond(): Promise<void> {
-  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+/**
+ * Sends `size` requests at once and returns their answers, once the burst ended within one second
+ * of its start. A per-second window opens at a key's first request, so only such a burst shows
+ * the limit exactly; on a busy machine a burst can take longer and spill into the next window.
+ * Then it waits for that window to close and sends the burst again, at most five times.
+ */
+async function burstWithinOneSecond<T>(size: number, send: (i: number) => Promise<T>): Promise<T[]> {
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: size }, (_, i) => send(i)));
+    if (performance.now() - started < 1000) return results;
+    await new Promise((r) => setTimeout(r, 1100));
+  }
+  throw new Error(`no burst of ${size} requests ended within one second in five attempts: the machine is too busy to test a per-second limit`);
 }
 
 for (const database of testDatabases()) {
@@ -65,8 +76,7 @@ for (const database of testDatabases()) {
     it('allows 20 queries per second per key and refuses the 21st', async () => {
       const t = await createTenant(app, 'enterprise');
       const api = client(app.url, t.key, { strict: true });
-      await startOfSecond();
-      const results = await Promise.all(Array.from({ length: 21 }, (_, i) => api('POST', '/v1/query', { query: `burst ${i}` })));
+      const results = await burstWithinOneSecond(21, (i) => api('POST', '/v1/query', { query: `burst ${i}` }));
       assert.equal(results.filter((r) => r.status === 200).length, 20);
       const refused = results.filter((r) => r.status === 429);
       assert.equal(refused.length, 1);
@@ -78,14 +88,15 @@ for (const database of testDatabases()) {
       const t = await createTenant(app, 'enterprise');
       const api = client(app.url, t.key, { strict: true });
       const kb = (await api('POST', '/v1/knowledge-bases', { name: 'k' })).body.id;
-      await startOfSecond();
-      const form = new FormData();
-      form.append('metadata', JSON.stringify({ knowledge_base_id: kb }));
-      form.append('file', new Blob(['uploaded'], { type: 'text/plain' }), 'u.txt');
-      const results = await Promise.all([
-        api('POST', '/v1/documents/upload', form),
-        ...Array.from({ length: 10 }, (_, i) => api('POST', '/v1/documents', { knowledge_base_id: kb, title: `d${i}`, content: 'text' })),
-      ]);
+      const upload = () => {
+        const form = new FormData();
+        form.append('metadata', JSON.stringify({ knowledge_base_id: kb }));
+        form.append('file', new Blob(['uploaded'], { type: 'text/plain' }), 'u.txt');
+        return api('POST', '/v1/documents/upload', form);
+      };
+      const results = await burstWithinOneSecond(11, (i) =>
+        i === 0 ? upload() : api('POST', '/v1/documents', { knowledge_base_id: kb, title: `d${i}`, content: 'text' }),
+      );
       assert.equal(results.filter((r) => r.status === 202).length, 10);
       assert.equal(results.filter((r) => r.status === 429).length, 1);
     });
@@ -93,10 +104,7 @@ for (const database of testDatabases()) {
     it('allows 100 requests per second per client IP across all endpoints', async () => {
       const raw = client(app.url, undefined, { strict: true });
       const from = (ip: string) => ({ 'x-forwarded-for': ip });
-      await startOfSecond();
-      const results = await Promise.all(
-        Array.from({ length: 101 }, (_, i) => raw(i % 2 ? 'GET' : 'POST', '/v1/nothing', undefined, from('203.0.113.5'))),
-      );
+      const results = await burstWithinOneSecond(101, (i) => raw(i % 2 ? 'GET' : 'POST', '/v1/nothing', undefined, from('203.0.113.5')));
       const refused = results.filter((r) => r.status === 429);
       assert.equal(refused.length, 1);
       assert.equal(refused[0]!.body.error, 'rate_limit_exceeded');
@@ -108,11 +116,8 @@ for (const database of testDatabases()) {
       const untrusting = await startTestApp(app.db, { jobs: false });
       try {
         const raw = client(untrusting.url, undefined, { strict: true });
-        await startOfSecond();
         // A client cannot escape the limit by inventing addresses.
-        const results = await Promise.all(
-          Array.from({ length: 101 }, (_, i) => raw('GET', '/v1/nothing', undefined, { 'x-forwarded-for': `198.51.100.${i}` })),
-        );
+        const results = await burstWithinOneSecond(101, (i) => raw('GET', '/v1/nothing', undefined, { 'x-forwarded-for': `198.51.100.${i}` }));
         assert.equal(results.filter((r) => r.status === 429).length, 1);
       } finally {
         await untrusting.close();
