@@ -56,6 +56,8 @@ export interface ManCollection {
   /** The sampled known-item queries and the number of distinct descriptions they were drawn from. */
   queries: RetrievalQuery[];
   eligible: number;
+  /** Every description of 3+ words, with its page (uncapped): another language's queries are drawn from it (`--cross`). */
+  index: IndexEntry[];
 }
 
 /** Bump when rendering changes, so cached renderings are redone. */
@@ -274,5 +276,6 @@ export function describedCollection(language: string, version: string, pages: re
     described: index.length,
     queries,
     eligible,
+    index,
   };
 }

@@ -54,13 +54,14 @@
  * (PostgresKeywordIndex) with that row budget (MATCH_ROW_BUDGET is 300): about 70 makes these
  * ~7,000-chunk knowledge bases select and narrow rows as a 100k-chunk one does.
  *
- * `--cross en>es,es>en,…` (help only; issue 21) also measures cross-lingual retrieval: for each pair
+ * `--cross en>es,es>en,…` (issue 21) also measures cross-lingual retrieval: for each pair
  * A>B, A's queries (drawn as A's own run draws them, the first `--cross-queries` of them) are asked
  * of B's knowledge base through `QueryService`, Lore's POST /v1/query path, once with the knowledge
  * base's `query_translation` at `auto` (Lore detects the query's language and translates it with
  * the configured engine, Apertium unless TRANSLATION_ENGINES says otherwise) and once at `never`. A
- * query's relevant documents are its pages in B (help pages are parallel across languages: same
- * id; a query none of whose pages B has is left out). Printed per pair: nDCG@10, MRR@10 and recall@10 fused, keyword and vector with and
+ * query's relevant documents are its pages in B (a page has the same id in every language: a help
+ * page's id, a package's name, a manual page's file; a query none of whose pages B has is left out:
+ * each language has its own set of manual pages and translated packages). Printed per pair: nDCG@10, MRR@10 and recall@10 fused, keyword and vector with and
  * without translation, B's same-language figure (B's own queries) and the ratio, and the
  * translation's cost per query, cold and from the translation cache (bench/cross-lingual.ts); and
  * what-ifs on Lore's path: the queries with `source_language` set to A (no detection); for each of
@@ -287,9 +288,9 @@ if (
 const dumpFile = values.dump === undefined ? undefined : path.resolve(values.dump);
 /** `--features FILE`: every query's candidates with ranking features (bench/ranking-features.ts), a JSON line each (appended). */
 const featuresFile = values.features === undefined ? undefined : path.resolve(values.features);
-const crossPairs = values.cross === undefined ? [] : parseCrossPairs(values.cross, Object.keys(HELP_PACKAGES));
-// The manual pages are not parallel across languages (each language has its own page set).
-if (described && crossPairs.length) throw new Error('--cross needs the help collection, whose pages are the same in every language');
+// A page has the same id in every language (a help page's, a package's name, a manual page's file),
+// so a query's relevant pages in another language are its pages there.
+const crossPairs = values.cross === undefined ? [] : parseCrossPairs(values.cross, collectionSource.languages);
 const untargeted = crossPairs.find((p) => !languages.includes(p.target));
 if (untargeted) throw new Error(`--cross ${pairLabel(untargeted)}: ${untargeted.target} must be among --languages (its knowledge base is searched)`);
 /** The first this many of a language's sampled queries are asked across languages: a prefix of its own run's sample. */
@@ -382,6 +383,12 @@ interface BenchCollection {
   pages: HelpPage[];
   /** The queries of a query set whose relevant pages are all ingested, and how many were eligible. */
   sample(set: BenchQuerySet, ingested: ReadonlySet<string>): { queries: RetrievalQuery[]; eligible: number };
+  /**
+   * A known-item collection's queries drawn afresh, with the same seed, among the descriptions of
+   * pages another language's knowledge base holds (`--cross`): each language has its own manual
+   * pages and translated packages, so its own queries seldom have a page in another.
+   */
+  sampleAmong?(ingested: ReadonlySet<string>, count: number): RetrievalQuery[];
 }
 
 async function loadCollection(language: string): Promise<BenchCollection> {
@@ -401,7 +408,13 @@ async function loadCollection(language: string): Promise<BenchCollection> {
     `${language}: ${man.available} ${collectionSource.title}, ${man.described} with a description of ${MIN_DESCRIPTION_WORDS}+ words, ` +
       `${man.pages.length} kept as documents`,
   );
-  return { language, version: man.version, pages: man.pages, sample: () => ({ queries: man.queries, eligible: man.eligible }) };
+  return {
+    language,
+    version: man.version,
+    pages: man.pages,
+    sample: () => ({ queries: man.queries, eligible: man.eligible }),
+    sampleAmong: (ingested, count) => sampleQueries(man.index, ingested, { set: 'entries', count, seed, maxRelevant }).queries,
+  };
 }
 
 /** Ingests every page of `help` into a knowledge base of a fresh tenant on a fresh in-memory database. */
@@ -864,8 +877,11 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
     const source = await collection(pair.source);
     for (const own of setRuns) {
       const started = performance.now();
-      // As the source language's own run draws them: every one of its pages is ingested there.
-      const sampled = source.sample(own.set, new Set(source.pages.map((p) => p.id))).queries.slice(0, crossQueryCount);
+      // The help: as the source language's own run draws them (every one of its pages is ingested
+      // there). A known-item collection: drawn among the pages this knowledge base holds.
+      const sampled =
+        source.sampleAmong?.(pagesHere, crossQueryCount) ??
+        source.sample(own.set, new Set(source.pages.map((p) => p.id))).queries.slice(0, crossQueryCount);
       const queries = sampled
         .map((q) => ({ query: q.query, relevant: new Set([...q.relevant].filter((page) => pagesHere.has(page))) }))
         .filter((q) => q.relevant.size > 0);
