@@ -55,7 +55,8 @@
  * ~7,000-chunk knowledge bases select and narrow rows as a 100k-chunk one does.
  *
  * `--cross en>es,es>en,…` (issue 21) also measures cross-lingual retrieval: for each pair
- * A>B, A's queries (drawn as A's own run draws them, the first `--cross-queries` of them) are asked
+ * A>B, A's queries (on the help drawn as A's own run draws them, the first `--cross-queries` of
+ * them; on a known-item collection drawn among the descriptions of the pages B holds) are asked
  * of B's knowledge base through `QueryService`, Lore's POST /v1/query path, once with the knowledge
  * base's `query_translation` at `auto` (Lore detects the query's language and translates it with
  * the configured engine, Apertium unless TRANSLATION_ENGINES says otherwise) and once at `never`. A
