@@ -50,13 +50,12 @@ export interface ManCollection {
   version: string;
   /** The pages to ingest: every judged page, then others up to `maxDocuments`. */
   pages: HelpPage[];
-  /** Pages in the packages (aliases and `.so` redirects left out) and how many have a description of 3+ words. */
+  /** Pages in the packages (aliases and `.so` redirects left out). */
   available: number;
-  described: number;
   /** The sampled known-item queries and the number of distinct descriptions they were drawn from. */
   queries: RetrievalQuery[];
   eligible: number;
-  /** Every description of 3+ words, with its page (uncapped): another language's queries are drawn from it (`--cross`). */
+  /** Every description of 3+ words, with its page (uncapped): queries are drawn from it, another language's too (`--cross`). */
   index: IndexEntry[];
 }
 
@@ -273,7 +272,6 @@ export function describedCollection(language: string, version: string, pages: re
     version,
     pages: kept.map(({ id, title, text }) => ({ id, title, text })),
     available: pages.length,
-    described: index.length,
     queries,
     eligible,
     index,

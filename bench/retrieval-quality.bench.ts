@@ -385,28 +385,34 @@ interface BenchCollection {
   /** The queries of a query set whose relevant pages are all ingested, and how many were eligible. */
   sample(set: BenchQuerySet, ingested: ReadonlySet<string>): { queries: RetrievalQuery[]; eligible: number };
   /**
-   * A known-item collection's queries drawn afresh, with the same seed, among the descriptions of
-   * pages another language's knowledge base holds (`--cross`): each language has its own manual
-   * pages and translated packages, so its own queries seldom have a page in another.
+   * The queries asked of another language's knowledge base, which holds `targetPages` (`--cross`):
+   * on the help the first `--cross-queries` of this language's own sample (its pages are parallel
+   * across languages); on a known-item collection as many drawn afresh, with the same seed, among
+   * the descriptions of `targetPages` (each language has its own manual pages and translated
+   * packages, so its own queries seldom have a page in another).
    */
-  sampleAmong?(ingested: ReadonlySet<string>, count: number): RetrievalQuery[];
+  crossQueries(set: BenchQuerySet, targetPages: ReadonlySet<string>): RetrievalQuery[];
 }
 
 async function loadCollection(language: string): Promise<BenchCollection> {
   if (!described) {
     const help = await loadHelpCollection(cacheDir, language);
+    const sample = (set: BenchQuerySet, ingested: ReadonlySet<string>) =>
+      sampleQueries(help.index, ingested, { set: set as QuerySet, count: queryCount, seed, maxRelevant });
+    const ownPages = new Set(help.pages.map((p) => p.id));
     return {
       language,
       version: help.version,
       pages: help.pages,
-      sample: (set, ingested) => sampleQueries(help.index, ingested, { set: set as QuerySet, count: queryCount, seed, maxRelevant }),
+      sample,
+      crossQueries: (set) => sample(set, ownPages).queries.slice(0, crossQueryCount),
     };
   }
   // Drawn before the pages are capped, so that every judged page is among those ingested.
   const options = { count: queryCount, seed, maxRelevant, maxDocuments };
   const man = await (heldBack ? loadManCollection : loadPackageCollection)(cacheDir, language, options);
   console.log(
-    `${language}: ${man.available} ${collectionSource.title}, ${man.described} with a description of ${MIN_DESCRIPTION_WORDS}+ words, ` +
+    `${language}: ${man.available} ${collectionSource.title}, ${man.index.length} with a description of ${MIN_DESCRIPTION_WORDS}+ words, ` +
       `${man.pages.length} kept as documents`,
   );
   return {
@@ -414,7 +420,7 @@ async function loadCollection(language: string): Promise<BenchCollection> {
     version: man.version,
     pages: man.pages,
     sample: () => ({ queries: man.queries, eligible: man.eligible }),
-    sampleAmong: (ingested, count) => sampleQueries(man.index, ingested, { set: 'entries', count, seed, maxRelevant }).queries,
+    crossQueries: (_set, targetPages) => sampleQueries(man.index, targetPages, { set: 'entries', count: crossQueryCount, seed, maxRelevant }).queries,
   };
 }
 
@@ -878,11 +884,7 @@ async function measureCross(target: Ingested, language: string, setRuns: SetRun[
     const source = await collection(pair.source);
     for (const own of setRuns) {
       const started = performance.now();
-      // The help: as the source language's own run draws them (every one of its pages is ingested
-      // there). A known-item collection: drawn among the pages this knowledge base holds.
-      const sampled =
-        source.sampleAmong?.(pagesHere, crossQueryCount) ??
-        source.sample(own.set, new Set(source.pages.map((p) => p.id))).queries.slice(0, crossQueryCount);
+      const sampled = source.crossQueries(own.set, pagesHere);
       const queries = sampled
         .map((q) => ({ query: q.query, relevant: new Set([...q.relevant].filter((page) => pagesHere.has(page))) }))
         .filter((q) => q.relevant.size > 0);
