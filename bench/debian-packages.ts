@@ -107,6 +107,16 @@ export async function loadPackageIndex(cacheDir: string, language: string): Prom
   return descriptionEntries((await loadPackages(cacheDir, language)).pages);
 }
 
+/**
+ * Each package's short and long description as one text, by package name: the same package's
+ * texts in two languages are parallel (both written from the English one), for translation
+ * benches.
+ */
+export async function loadPackageTexts(cacheDir: string, language: string): Promise<{ version: string; texts: Map<string, string> }> {
+  const { pages, version } = await loadPackages(cacheDir, language);
+  return { version, texts: new Map(pages.map((p) => [p.id, `${p.description}\n\n${p.text}`])) };
+}
+
 /** Each file read and parsed once a run (English is both a collection and the index translations are compared with). */
 const loaded = new Map<string, Promise<{ pages: ManPage[]; version: string }>>();
 function loadPackages(cacheDir: string, language: string): Promise<{ pages: ManPage[]; version: string }> {

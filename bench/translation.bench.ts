@@ -9,6 +9,9 @@
  *    chrF (chrF2, as sacreBLEU; bench/chrf.ts) of a seeded sample of aligned paragraphs, skipping
  *    short ones, ones identical in both languages and ones a translation left in English. "copy"
  *    is the chrF of the untranslated source against the reference: what translating adds.
+ *    `--texts packages` takes Debian's package descriptions instead (bench/debian-packages.ts: a
+ *    package's short and long description in two languages, both translated from the English one;
+ *    the same six languages), a second text no route was chosen on alone.
  * 2. Latency, per pair, through `TranslationService` (what POST /v1/translate and
  *    /v1/translate/batch run: validation, the tenant's translation cache, the engine, metering),
  *    with paragraphs never sent before so every call reaches the engine: single paragraphs and
@@ -30,7 +33,7 @@
  *
  * Usage: npx tsx bench/translation.bench.ts [--paragraphs 200] [--seed 1] [--min-chars 40]
  *          [--max-chars 1500] [--rounds 3] [--single-calls 20] [--batches 2] [--batch-size 100]
- *          [--pairs en-es,es-en,…] [--sections quality,latency,retrieval]
+ *          [--pairs en-es,es-en,…] [--sections quality,latency,retrieval] [--texts help|packages]
  *          [--docs en] [--query-languages es,fr,it] [--pages 800] [--queries 150] [--max-relevant 20]
  *          [--cache .bench/libreoffice]
  */
@@ -46,6 +49,7 @@ import { seededRandom } from '../core/shared/seeded-random.js';
 import type { Language } from '../core/translation/translation.schema.js';
 import { MAX_BATCH_TEXTS } from '../core/translation/translation.schema.js';
 import { corpusChrf } from './chrf.js';
+import { loadPackageTexts } from './debian-packages.js';
 import { type RetrievalQuery, HELP_PACKAGES, loadHelpCollection, loadHelpIndex, loadHelpParagraphs, queryOf, sampleQueries } from './libreoffice-help.js';
 import { ROOT, mean, median, pairedStandardError, percentile, rankingScore, startBenchLore } from './support.js';
 
@@ -68,6 +72,7 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '150' },
     'max-relevant': { type: 'string', default: '20' },
     cache: { type: 'string', default: '.bench/libreoffice' },
+    texts: { type: 'string', default: 'help' },
   },
   allowPositionals: true,
 });
@@ -98,6 +103,8 @@ const pageCount = count('pages', values.pages, 1);
 const queryCount = count('queries', values.queries);
 const maxRelevant = count('max-relevant', values['max-relevant'], 1);
 const cacheDir = path.resolve(ROOT, values.cache);
+if (values.texts !== 'help' && values.texts !== 'packages') throw new Error(`--texts: 'help' or 'packages', not '${values.texts}'`);
+const packagesDir = path.resolve(ROOT, '.bench/debian-packages');
 
 /** Languages whose help Debian packages (HELP_PACKAGES also names bg and ro, which it does not). */
 const HELP_LANGUAGES: ReadonlySet<string> = new Set(['en', 'de', 'fr', 'es', 'it', 'nl']);
@@ -161,13 +168,19 @@ const route = (p: LanguagePair): string => {
 // ---------------------------------------------------------------------------------------------
 
 const paragraphsOf = new Map<string, Map<string, string>>();
-let helpVersion = '';
+let textsVersion = '';
 async function paragraphs(language: string): Promise<Map<string, string>> {
   let map = paragraphsOf.get(language);
   if (!map) {
-    const loaded = await loadHelpParagraphs(cacheDir, language);
-    helpVersion = loaded.version;
-    map = loaded.paragraphs;
+    if (values.texts === 'packages') {
+      const loaded = await loadPackageTexts(packagesDir, language);
+      textsVersion = loaded.version;
+      map = loaded.texts;
+    } else {
+      const loaded = await loadHelpParagraphs(cacheDir, language);
+      textsVersion = loaded.version;
+      map = loaded.paragraphs;
+    }
     paragraphsOf.set(language, map);
   }
   return map;
@@ -325,7 +338,7 @@ const retrievalRuns: RetrievalRun[] = [];
 let ingestInfo = '';
 if (sections.has('retrieval')) {
   const docs = await loadHelpCollection(cacheDir, docsLanguage);
-  helpVersion = docs.version;
+  if (values.texts === 'help') textsVersion = docs.version;
   const pages = shuffled(docs.pages, seed).slice(0, pageCount);
   const target = await startBenchLore(translationEnv(), `translation-bench-${docsLanguage}`, silent);
   try {
@@ -413,7 +426,7 @@ function score(ranked: string[], q: RetrievalQuery): { ndcg: number; recall: num
 // ---------------------------------------------------------------------------------------------
 
 console.log(
-  `\n== Summary (LibreOffice help ${helpVersion || '?'} from Debian; seed ${seed}; paragraphs ${minChars}-${maxChars} chars, ≥ 4 words; ` +
+  `\n== Summary (${values.texts === 'packages' ? 'package descriptions' : 'LibreOffice help'} ${textsVersion || '?'} from Debian; seed ${seed}; paragraphs ${minChars}-${maxChars} chars, ≥ 4 words; ` +
     `latency: ${rounds} rounds of ${singleCalls} single calls and ${batches} batch(es) of ${batchSize}, one at a time; ` +
     `singles: median of the per-round p50/p99, batches: pooled)`,
 );

@@ -1494,10 +1494,10 @@ export interface components {
                 /** @enum {string|null} */
                 engine: "deepl" | "libretranslate" | "apertium" | null;
                 /**
-                 * @description The language the engine translates through, for chained pairs.
+                 * @description The language the engine translates through, for chained pairs: one of the eight, or Catalan (`ca`) for Apertium.
                  * @enum {string|null}
                  */
-                pivot: "en" | "nl" | "fr" | "de" | "es" | "it" | "bg" | "ro" | null;
+                pivot: "en" | "nl" | "fr" | "de" | "es" | "it" | "bg" | "ro" | "ca" | null;
                 /** @enum {string} */
                 source: "en" | "nl" | "fr" | "de" | "es" | "it" | "bg" | "ro";
                 /**

@@ -165,6 +165,12 @@ const VARIABLES: Record<Variable, VariableDoc> = {
     group: 'Translation',
     meaning: "Apertium's language data (its modes/ directory); the apertium program reads the same variable. Dictionary look-ups read the modes here.",
   },
+  APERTIUM_ROUTES: {
+    group: 'Translation',
+    meaning:
+      "How Apertium translates a pair it can translate several ways, over the routes Lore chose by measurement ([translation](translation.md)): a comma-separated list of `<source>-<target>:<route>`, the route `direct` (the pair's own mode) or the language to chain through (`es`, or Catalan, `ca`). A route whose modes are not installed is passed over.",
+    default: 'none (the measured routes)',
+  },
   FREEDICT_DIR: {
     group: 'Translation',
     meaning:

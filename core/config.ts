@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { TranslationEngineName } from './ports/translator.js';
-import { type Language, SUPPORTED_LANGUAGES } from './translation/translation.schema.js';
+import { type Language, PIVOT_LANGUAGES, type PivotLanguage, SUPPORTED_LANGUAGES } from './translation/translation.schema.js';
 
 /**
  * Every environment variable Lore reads, parsed once. Nothing else in the codebase reads
@@ -112,6 +112,13 @@ export const envSchema = z.object({
   APERTIUM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   APERTIUM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   APERTIUM_DATADIR: z.string().min(1).default('/usr/share/apertium'),
+  APERTIUM_ROUTES: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      const routes = apertiumRoutes(value);
+      if (typeof routes === 'string') ctx.addIssue({ code: 'custom', message: routes });
+    }),
   FREEDICT_DIR: z.string().min(1).default('/usr/share/dictd'),
   CATALOGUE_DICTIONARY_DIR: z.string().min(1).optional(),
   LIBRETRANSLATE_URL: urlString.optional(),
@@ -271,7 +278,7 @@ export interface Config {
    */
   translation: {
     engines: 'auto' | TranslationEngineName[];
-    apertium: { binary: string; timeoutMs: number; concurrency: number; dataDir: string };
+    apertium: { binary: string; timeoutMs: number; concurrency: number; dataDir: string; routes: Record<string, 'direct' | PivotLanguage> };
     /** Where FreeDict's bilingual dictionaries are (word look-ups for query translation). */
     freedictDir: string;
     /** Where the catalogue dictionaries (software vocabulary) are; undefined: the ones Lore ships; 'none': not used. */
@@ -389,7 +396,13 @@ export function loadConfig(env: Env = process.env): Config {
   const wants = (name: TranslationEngineName) => engines !== 'auto' && engines.includes(name);
   const translation: Config['translation'] = {
     engines,
-    apertium: { binary: e.APERTIUM_BINARY, timeoutMs: e.APERTIUM_TIMEOUT_MS, concurrency: e.APERTIUM_CONCURRENCY, dataDir: e.APERTIUM_DATADIR },
+    apertium: {
+      binary: e.APERTIUM_BINARY,
+      timeoutMs: e.APERTIUM_TIMEOUT_MS,
+      concurrency: e.APERTIUM_CONCURRENCY,
+      dataDir: e.APERTIUM_DATADIR,
+      routes: apertiumRoutes(e.APERTIUM_ROUTES) as Record<string, 'direct' | PivotLanguage>,
+    },
     freedictDir: e.FREEDICT_DIR,
     catalogueDictionaryDir: e.CATALOGUE_DICTIONARY_DIR,
     libreTranslate: wants('libretranslate')
@@ -568,6 +581,21 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** Browsers keep Secure cookies over plain http only on loopback hosts. */
+/** APERTIUM_ROUTES as routes by pairKey (`es-fr:direct,en-fr:es`), or what is wrong with it. */
+function apertiumRoutes(value: string | undefined): Record<string, 'direct' | PivotLanguage> | string {
+  const routes: Record<string, 'direct' | PivotLanguage> = {};
+  for (const item of (value ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
+    const [, source, target, route] = /^([a-z]{2})-([a-z]{2}):([a-z]+)$/.exec(item) ?? [];
+    const language = (code: string | undefined) => (SUPPORTED_LANGUAGES as readonly string[]).includes(code ?? '');
+    const pivot = (PIVOT_LANGUAGES as readonly string[]).includes(route ?? '') && route !== source && route !== target;
+    if (!language(source) || !language(target) || source === target || (route !== 'direct' && !pivot)) {
+      return `${item}: expected <source>-<target>:<route>, two of ${SUPPORTED_LANGUAGES.join(', ')} and the route \`direct\` or a pivot among ${PIVOT_LANGUAGES.join(', ')} (es-fr:direct,en-fr:es)`;
+    }
+    routes[`${source}-${target}`] = route as 'direct' | PivotLanguage;
+  }
+  return routes;
+}
+
 function isPlainHttpElsewhere(publicBaseUrl: string | undefined): boolean {
   if (!publicBaseUrl) return false;
   const url = new URL(publicBaseUrl);

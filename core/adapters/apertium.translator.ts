@@ -3,12 +3,12 @@ import { type FileHandle, mkdtemp, open, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Language } from '../translation/translation.schema.js';
+import { type Language, type PivotLanguage, SUPPORTED_LANGUAGES } from '../translation/translation.schema.js';
 import type { EngineCapabilities, LanguagePair, TranslationEngine, WordTranslations } from '../ports/translator.js';
 import { TranslatorError, pairKey } from '../ports/translator.js';
 
 /** Apertium names languages by ISO 639-3 or 639-1 code in its mode names (`eng-spa`, `fr-es`, `ro-es`). */
-const CODES: Record<string, Language> = {
+const CODES: Record<string, PivotLanguage> = {
   en: 'en', eng: 'en',
   nl: 'nl', nld: 'nl',
   fr: 'fr', fra: 'fr',
@@ -17,10 +17,38 @@ const CODES: Record<string, Language> = {
   it: 'it', ita: 'it',
   bg: 'bg', bul: 'bg',
   ro: 'ro', ron: 'ro',
+  ca: 'ca', cat: 'ca',
 };
 
-/** Pairs without a direct mode are chained through Spanish, the hub of Debian's Apertium pairs. */
-const PIVOT: Language = 'es';
+/** How Apertium translates a pair: with one of its modes, or two chained through a pivot language. */
+export type ApertiumRoute = 'direct' | PivotLanguage;
+
+/**
+ * The route each pair takes when it has several, by pairKey; a pair not listed takes its direct
+ * mode, else the chain through Spanish (the hub of Debian's Apertium pairs), else through Catalan.
+ * Catalan's pairs with Spanish, French, Italian and English are among Apertium's best kept: these
+ * six pairs translate better through them than directly or through Spanish, by 1.0–4.2 points of
+ * chrF on the LibreOffice help and on Debian's package descriptions alike (bench/translation.bench.ts
+ * against APERTIUM_ROUTES set to the other routes; docs/translation.md). Into English, and between
+ * Spanish and Italian, Catalan is not better on both.
+ */
+export const PREFERRED_ROUTES: Readonly<Record<string, ApertiumRoute>> = {
+  'es-fr': 'ca',
+  'fr-es': 'ca',
+  'en-fr': 'ca',
+  'en-it': 'ca',
+  'fr-it': 'ca',
+  'it-fr': 'ca',
+};
+
+type Modes = [string] | [string, string];
+
+/** A pair's modes: one, or two chained through `pivot`; and the modes its dictionary look-ups run. */
+interface Route {
+  modes: Modes;
+  pivot?: PivotLanguage;
+  lookUp: Modes;
+}
 
 /**
  * Separates the texts of a batch in one Apertium run: the symbol for "record separator" passes
@@ -31,7 +59,7 @@ const SEPARATOR = '\u241e';
 const JOINER = `\n\n${SEPARATOR}\n\n`;
 
 /** One short sentence per language, to probe a mode: an empty answer means the mode is broken. */
-const PROBE_TEXT: Record<Language, string> = {
+const PROBE_TEXT: Record<PivotLanguage, string> = {
   en: 'The house is big.',
   nl: 'Het huis is groot.',
   fr: 'La maison est grande.',
@@ -40,6 +68,7 @@ const PROBE_TEXT: Record<Language, string> = {
   it: 'La casa è grande.',
   bg: 'Къщата е голяма.',
   ro: 'Casa este mare.',
+  ca: 'La casa és gran.',
 };
 
 export interface ApertiumOptions {
@@ -51,9 +80,11 @@ export interface ApertiumOptions {
   concurrency?: number;
   /** Where the language data and its `modes/` are (default /usr/share/apertium); dictionary look-ups read the modes. */
   dataDir?: string;
+  /** Routes by pairKey, over PREFERRED_ROUTES (a route whose modes are not installed is passed over). */
+  routes?: Readonly<Record<string, ApertiumRoute>>;
 }
 
-/** At most this many translations of a word are kept (after chaining through Spanish, where they multiply). */
+/** At most this many translations of a word are kept (after chaining through a pivot, where they multiply). */
 export const MAX_WORD_TRANSLATIONS = 8;
 
 interface RunResult {
@@ -65,7 +96,7 @@ interface RunResult {
 /**
  * Apertium (rule-based machine translation, Debian packages) run as a separate program: one
  * process per call, text on stdin, no shell of Lore's between it and Apertium. Its pairs are whatever modes
- * `apertium -l` lists; a pair without a mode is chained through Spanish when both halves exist.
+ * `apertium -l` lists, directly or chained through Spanish or Catalan (PREFERRED_ROUTES).
  *
  * Runs use `-u` (unknown words are copied as they are, without Apertium's `*` mark) and the plain
  * text format, which keeps line breaks and paragraphs. A batch is one run: the texts joined by a
@@ -84,7 +115,9 @@ export class ApertiumTranslator implements TranslationEngine {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly dataDir: string;
-  private modes: Map<string, string> | undefined;
+  private readonly preferred: Readonly<Record<string, ApertiumRoute>>;
+  /** Each served pair's route, by pairKey. */
+  private routes: Map<string, Route> | undefined;
   /** Each mode's stages up to its bilingual dictionary (see `dictionaryStages`), read once. */
   private readonly dictionaries = new Map<string, Promise<{ analysis: string[]; dictionary: string }>>();
 
@@ -99,9 +132,10 @@ export class ApertiumTranslator implements TranslationEngine {
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.concurrency = options.concurrency ?? 2;
     this.dataDir = options.dataDir ?? '/usr/share/apertium';
+    this.preferred = { ...PREFERRED_ROUTES, ...options.routes };
   }
 
-  /** Direct modes from `apertium -l`, then pivots through Spanish for the pairs they leave out. */
+  /** Modes from `apertium -l`; each pair of the supported languages served directly or through a pivot (PREFERRED_ROUTES). */
   async discover(): Promise<EngineCapabilities> {
     const listed = await this.run(['-l'], '');
     if (listed.code !== 0) throw new TranslatorError('unavailable', `apertium -l exited with ${listed.code}`);
@@ -112,47 +146,46 @@ export class ApertiumTranslator implements TranslationEngine {
       const match = /^([a-z]{2,3})-([a-z]{2,3})$/.exec(mode);
       const source = match && CODES[match[1]!];
       const target = match && CODES[match[2]!];
-      if (source && target && source !== target) modes.set(pairKey({ source, target }), mode);
+      if (source && target && source !== target) modes.set(`${source}-${target}`, mode);
     }
-    this.modes = modes;
-    const capabilities: EngineCapabilities = new Map();
-    for (const key of modes.keys()) capabilities.set(key, {});
-    for (const source of Object.values(CODES)) {
-      for (const target of Object.values(CODES)) {
+    const routes = new Map<string, Route>();
+    for (const source of SUPPORTED_LANGUAGES) {
+      for (const target of SUPPORTED_LANGUAGES) {
         const key = pairKey({ source, target });
-        if (source === target || capabilities.has(key)) continue;
-        if (modes.has(pairKey({ source, target: PIVOT })) && modes.has(pairKey({ source: PIVOT, target }))) {
-          capabilities.set(key, { pivot: PIVOT });
-        }
+        if (source === target) continue;
+        const routeOf = (via: ApertiumRoute): Omit<Route, 'lookUp'> | undefined => {
+          if (via === 'direct') return modes.has(key) ? { modes: [modes.get(key)!] } : undefined;
+          const first = modes.get(`${source}-${via}`);
+          const second = modes.get(`${via}-${target}`);
+          return first && second ? { modes: [first, second], pivot: via } : undefined;
+        };
+        const preferred = this.preferred[key];
+        const route = (preferred && routeOf(preferred)) ?? routeOf('direct') ?? routeOf('es') ?? routeOf('ca');
+        const lookUp = routeOf('direct') ?? routeOf('es') ?? route;
+        if (route && lookUp) routes.set(key, { ...route, lookUp: lookUp.modes });
       }
     }
-    return capabilities;
+    this.routes = routes;
+    return new Map([...routes].map(([key, route]) => [key, route.pivot ? { pivot: route.pivot } : {}]));
   }
 
   async translate(texts: string[], pair: LanguagePair): Promise<string[]> {
-    const modes = await this.modeTable();
-    const direct = modes.get(pairKey(pair));
-    if (direct) return this.translateWith(direct, texts);
-    const first = modes.get(pairKey({ source: pair.source, target: PIVOT }));
-    const second = modes.get(pairKey({ source: PIVOT, target: pair.target }));
-    if (!first || !second) throw new TranslatorError('failed', `Apertium has no mode for ${pairKey(pair)}`);
-    return this.translateWith(second, await this.translateWith(first, texts));
+    return this.translateWith((await this.routeOf(pair)).modes, texts);
   }
 
   /**
    * Every translation the pair's bilingual dictionary has for each word: the mode's analysis,
    * disambiguation and dictionary stages, without the lexical selection, transfer and generation
-   * that pick one and inflect it. A pair chained through Spanish looks each Spanish translation up
-   * again (at most MAX_WORD_TRANSLATIONS a word).
+   * that pick one and inflect it. Whatever route a pair's translations take, its words are looked
+   * up in its own mode where it has one, else through Spanish, so a pair translated through
+   * Catalan keeps the look-ups it had (looking its words up through Catalan too was measured and
+   * not kept: docs/performance.md). A chained look-up looks each Spanish translation up again (at
+   * most MAX_WORD_TRANSLATIONS a word).
    */
   async lookUp(texts: string[], pair: LanguagePair): Promise<WordTranslations[][]> {
-    const modes = await this.modeTable();
-    const direct = modes.get(pairKey(pair));
-    if (direct) return (await this.lookUpWith(direct, texts)).map((units) => units.map(wordTranslations));
-    const first = modes.get(pairKey({ source: pair.source, target: PIVOT }));
-    const second = modes.get(pairKey({ source: PIVOT, target: pair.target }));
-    if (!first || !second) throw new TranslatorError('failed', `Apertium has no mode for ${pairKey(pair)}`);
-    // Each Spanish translation, with its analysis, goes through the second dictionary alone.
+    const [first, second] = (await this.routeOf(pair)).lookUp;
+    if (!second) return (await this.lookUpWith(first, texts)).map((units) => units.map(wordTranslations));
+    // Each of the pivot's translations, with its analysis, goes through the second dictionary alone.
     const halfway = await this.lookUpWith(first, texts);
     const pivots = [...new Set(halfway.flat().flatMap((unit) => unit.slice(1)))];
     const onward = new Map<string, string[]>();
@@ -216,62 +249,73 @@ export class ApertiumTranslator implements TranslationEngine {
     return stages;
   }
 
-  /** Each mode with its language's sample sentence; a pivot pair works when both of its modes do. */
+  /** Each mode a route uses, with its language's sample sentence; a chained pair works when both of its modes do. */
   async probe(capabilities: EngineCapabilities): Promise<Map<string, boolean>> {
-    const modes = await this.modeTable();
+    const routes = await this.routeTable();
+    const used = new Map<string, PivotLanguage>();
+    for (const [key, route] of routes) {
+      const source = key.split('-')[0] as Language;
+      used.set(route.modes[0], source);
+      if (route.modes[1]) used.set(route.modes[1], route.pivot!);
+    }
     const working = new Map<string, boolean>();
     await Promise.all(
-      [...modes].map(async ([key, mode]) => {
-        const source = key.split('-')[0] as Language;
+      [...used].map(async ([mode, source]) => {
         try {
-          const [out] = await this.translateWith(mode, [PROBE_TEXT[source]]);
-          working.set(key, (out ?? '').trim() !== '');
+          const [out] = await this.translateWith([mode], [PROBE_TEXT[source]]);
+          working.set(mode, (out ?? '').trim() !== '');
         } catch {
-          working.set(key, false);
+          working.set(mode, false);
         }
       }),
     );
     const result = new Map<string, boolean>();
-    for (const [key, route] of capabilities) {
-      const [source, target] = key.split('-') as [Language, Language];
-      result.set(
-        key,
-        route.pivot
-          ? working.get(pairKey({ source, target: route.pivot })) === true && working.get(pairKey({ source: route.pivot, target })) === true
-          : working.get(key) === true,
-      );
+    for (const key of capabilities.keys()) {
+      const route = routes.get(key);
+      result.set(key, route !== undefined && route.modes.every((mode) => working.get(mode) === true));
     }
     return result;
   }
 
-  private async modeTable(): Promise<Map<string, string>> {
-    if (!this.modes) await this.discover();
-    return this.modes ?? new Map<string, string>();
+  private async routeTable(): Promise<Map<string, Route>> {
+    if (!this.routes) await this.discover();
+    return this.routes ?? new Map<string, Route>();
   }
 
-  private async translateWith(mode: string, texts: string[]): Promise<string[]> {
+  private async routeOf(pair: LanguagePair): Promise<Route> {
+    const route = (await this.routeTable()).get(pairKey(pair));
+    if (!route) throw new TranslatorError('failed', `Apertium has no mode for ${pairKey(pair)}`);
+    return route;
+  }
+
+  /** Translates with one mode, or two chained in one pipeline (the second starts while the first does). */
+  private async translateWith(modes: Route['modes'], texts: string[]): Promise<string[]> {
     const { cleaned, work } = batchOf(texts);
     const out = [...cleaned];
     if (!work.length) return out;
-    const translated = await this.runMode(mode, work.map((w) => w.text).join(JOINER));
+    const translated = await this.runModes(modes, work.map((w) => w.text).join(JOINER));
     let parts = splitBatch(translated, work.length);
     if (!parts) {
       // The separator did not survive (it should); translate one by one rather than guess.
       parts = [];
-      for (const w of work) parts.push(await this.runMode(mode, w.text));
+      for (const w of work) parts.push(await this.runModes(modes, w.text));
     }
     work.forEach((w, i) => (out[w.index] = parts[i]!));
     return out;
   }
 
-  private async runMode(mode: string, input: string): Promise<string> {
-    const result = await this.run(['-u', mode], input);
+  private async runModes(modes: Route['modes'], input: string): Promise<string> {
+    const name = modes.join(' | ');
+    // A chain is one pipeline through bash, the program and the modes as its arguments, never in its script.
+    const result = await (modes.length === 1
+      ? this.run(['-u', modes[0]], input)
+      : this.run(['-c', 'set -o pipefail; "$0" -u "$1" | "$0" -u "$2"', this.binary, ...modes], input, 'bash'));
     if (result.code !== 0) {
-      throw new TranslatorError('failed', `Apertium mode ${mode} exited with ${result.code}: ${firstLine(result.stderr)}`);
+      throw new TranslatorError('failed', `Apertium mode ${name} exited with ${result.code}: ${firstLine(result.stderr)}`);
     }
     // A broken pipeline (a missing program in the mode) exits 0 with nothing on stdout.
     if (result.stdout.trim() === '' && input.trim() !== '') {
-      throw new TranslatorError('failed', `Apertium mode ${mode} produced no output: ${firstLine(result.stderr)}`);
+      throw new TranslatorError('failed', `Apertium mode ${name} produced no output: ${firstLine(result.stderr)}`);
     }
     return result.stdout;
   }

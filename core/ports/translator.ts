@@ -1,4 +1,4 @@
-import type { Language } from '../translation/translation.schema.js';
+import type { Language, PivotLanguage } from '../translation/translation.schema.js';
 
 /** The engines Lore can translate with, best first (see `ENGINE_PREFERENCE`). */
 export type TranslationEngineName = 'deepl' | 'libretranslate' | 'apertium';
@@ -6,7 +6,7 @@ export type TranslationEngineName = 'deepl' | 'libretranslate' | 'apertium';
 /**
  * When several engines serve a pair, the first of these that does translates it: DeepL and
  * LibreTranslate are neural engines, Apertium is rule-based (shallow transfer) and, where it has no
- * direct pair, chains two of its pairs through Spanish, which compounds their errors.
+ * direct pair (or where that translates better), chains two of its pairs through Spanish or Catalan.
  */
 export const ENGINE_PREFERENCE: readonly TranslationEngineName[] = ['deepl', 'libretranslate', 'apertium'];
 
@@ -21,7 +21,7 @@ export function pairKey(pair: LanguagePair): string {
 
 /** How an engine serves a pair: directly, or through an intermediate language. */
 export interface EngineRoute {
-  pivot?: Language;
+  pivot?: PivotLanguage;
 }
 
 /** What an engine can translate: routes keyed by `pairKey`. */
@@ -90,7 +90,7 @@ export interface PairStatus extends LanguagePair {
   /** The engine that serves the pair (the preferred one when several do); null when none does. */
   engine: TranslationEngineName | null;
   /** Set when the engine chains two of its pairs through this language. */
-  pivot: Language | null;
+  pivot: PivotLanguage | null;
 }
 
 /**

@@ -5,6 +5,14 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 
 export const languageSchema = z.enum(SUPPORTED_LANGUAGES);
 
+/**
+ * The languages an engine may chain a pair through: the eight, and Catalan, whose Apertium pairs
+ * (Spanish, French, Italian and English) translate some pairs of the eight better through it than
+ * their own direct pair does (see the Apertium adapter).
+ */
+export const PIVOT_LANGUAGES = [...SUPPORTED_LANGUAGES, 'ca'] as const;
+export type PivotLanguage = (typeof PIVOT_LANGUAGES)[number];
+
 /** Translation config object of spec §2; all fields optional, unknown fields refused. */
 export const translationConfigSchema = z
   .strictObject({
@@ -96,7 +104,9 @@ export const translationHealthSchema = z
           description: 'loaded: an engine serves the pair and answered its latest probe; failed: it did not; unavailable: no configured engine serves it.',
         }),
         engine: z.enum(['deepl', 'libretranslate', 'apertium']).nullable(),
-        pivot: languageSchema.nullable().meta({ description: 'The language the engine translates through, for chained pairs.' }),
+        pivot: z.enum(PIVOT_LANGUAGES).nullable().meta({
+          description: 'The language the engine translates through, for chained pairs: one of the eight, or Catalan (`ca`) for Apertium.',
+        }),
       }),
     ),
   })

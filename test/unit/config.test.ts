@@ -50,6 +50,11 @@ describe('config', () => {
     ['METRICS_ENABLED', 'maybe'],
     ['TRANSLATION_ENGINES', 'google'],
     ['TRANSLATION_ENGINES', 'none,apertium'],
+    ['APERTIUM_ROUTES', 'es-fr'],
+    ['APERTIUM_ROUTES', 'es-fr:pt'],
+    ['APERTIUM_ROUTES', 'es-es:direct'],
+    ['APERTIUM_ROUTES', 'es-fr:fr'],
+    ['APERTIUM_ROUTES', 'es-xx:ca'],
     ['LIBRETRANSLATE_URL', 'not a url'],
     ['PGLITE_SHARED_BUFFERS', "1GB'; x"],
     ['PGLITE_SHARED_BUFFERS', 'lots'],
@@ -78,7 +83,12 @@ describe('config', () => {
     assert.deepEqual(c.translation.engines, ['apertium', 'libretranslate', 'deepl']);
     assert.deepEqual(c.translation.libreTranslate, { url: 'http://lt:5000', apiKey: undefined });
     assert.deepEqual(c.translation.deepl, { url: undefined, apiKey: 'key:fx' });
-    assert.deepEqual(c.translation.apertium, { binary: 'apertium', timeoutMs: 20_000, concurrency: 2, dataDir: '/usr/share/apertium' });
+    assert.deepEqual(c.translation.apertium, { binary: 'apertium', timeoutMs: 20_000, concurrency: 2, dataDir: '/usr/share/apertium', routes: {} });
+    assert.deepEqual(loadConfig({ APERTIUM_ROUTES: ' es-fr:direct, en-fr:es,fr-it:ca ' }).translation.apertium.routes, {
+      'es-fr': 'direct',
+      'en-fr': 'es',
+      'fr-it': 'ca',
+    });
     assert.throws(() => loadConfig({ TRANSLATION_ENGINES: 'libretranslate' }), /LIBRETRANSLATE_URL: required/);
     assert.throws(() => loadConfig({ TRANSLATION_ENGINES: 'deepl' }), /DEEPL_API_KEY: required/);
   });
