@@ -24,15 +24,15 @@ const CODES: Record<string, PivotLanguage> = {
 export type ApertiumRoute = 'direct' | PivotLanguage;
 
 /**
- * The route each pair takes when it has several, by pairKey; a pair not listed takes its direct
- * mode, else the chain through Spanish (the hub of Debian's Apertium pairs), else through Catalan.
- * Catalan's pairs with Spanish, French, Italian and English are among Apertium's best kept: these
- * six pairs translate better through them than directly or through Spanish, by 1.0–4.2 points of
- * chrF on the LibreOffice help and on Debian's package descriptions alike (bench/translation.bench.ts
- * against APERTIUM_ROUTES set to the other routes; docs/translation.md). Into English, and between
- * Spanish and Italian, Catalan is not better on both.
+ * Routes through Catalan that translate better than the default ones, by pairKey. Catalan's pairs
+ * with Spanish, French, Italian and English are among Apertium's best kept: these six pairs
+ * translate 1.0–4.2 points of chrF better through them, on the LibreOffice help and on Debian's
+ * package descriptions alike (bench/translation.bench.ts; docs/translation.md). But Catalan's
+ * modes are slow to start: one paragraph takes 3–6× as long (es→fr 210 → 1,208 ms p50), and
+ * query translation's retrieval figures stay level. So they are an option
+ * (`APERTIUM_ROUTES`), not the default.
  */
-export const PREFERRED_ROUTES: Readonly<Record<string, ApertiumRoute>> = {
+export const CATALAN_ROUTES: Readonly<Record<string, ApertiumRoute>> = {
   'es-fr': 'ca',
   'fr-es': 'ca',
   'en-fr': 'ca',
@@ -80,7 +80,11 @@ export interface ApertiumOptions {
   concurrency?: number;
   /** Where the language data and its `modes/` are (default /usr/share/apertium); dictionary look-ups read the modes. */
   dataDir?: string;
-  /** Routes by pairKey, over PREFERRED_ROUTES (a route whose modes are not installed is passed over). */
+  /**
+   * Routes by pairKey (CATALAN_ROUTES, for one); a pair not given one, or whose route's modes are
+   * not installed, takes its direct mode, else the chain through Spanish (the hub of Debian's
+   * Apertium pairs), else through Catalan.
+   */
   routes?: Readonly<Record<string, ApertiumRoute>>;
 }
 
@@ -96,7 +100,7 @@ interface RunResult {
 /**
  * Apertium (rule-based machine translation, Debian packages) run as a separate program: one
  * process per call, text on stdin, no shell of Lore's between it and Apertium. Its pairs are whatever modes
- * `apertium -l` lists, directly or chained through Spanish or Catalan (PREFERRED_ROUTES).
+ * `apertium -l` lists, directly or chained through Spanish or Catalan (`ApertiumOptions.routes`).
  *
  * Runs use `-u` (unknown words are copied as they are, without Apertium's `*` mark) and the plain
  * text format, which keeps line breaks and paragraphs. A batch is one run: the texts joined by a
@@ -132,10 +136,10 @@ export class ApertiumTranslator implements TranslationEngine {
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.concurrency = options.concurrency ?? 2;
     this.dataDir = options.dataDir ?? '/usr/share/apertium';
-    this.preferred = { ...PREFERRED_ROUTES, ...options.routes };
+    this.preferred = { ...options.routes };
   }
 
-  /** Modes from `apertium -l`; each pair of the supported languages served directly or through a pivot (PREFERRED_ROUTES). */
+  /** Modes from `apertium -l`; each pair of the supported languages served directly or through a pivot (`routes`). */
   async discover(): Promise<EngineCapabilities> {
     const listed = await this.run(['-l'], '');
     if (listed.code !== 0) throw new TranslatorError('unavailable', `apertium -l exited with ${listed.code}`);

@@ -137,7 +137,7 @@ for (const database of testDatabases()) {
         assert.equal(health.body.models.length, 56);
         assert.deepEqual(pairs(health.body.models.filter((m: { status: string }) => m.status === 'loaded')), APERTIUM_PAIRS);
         assert.deepEqual(health.body.models.find((m: { source: string; target: string }) => m.source === 'fr' && m.target === 'it'), {
-          source: 'fr', target: 'it', status: 'loaded', engine: 'apertium', pivot: 'ca',
+          source: 'fr', target: 'it', status: 'loaded', engine: 'apertium', pivot: 'es',
         });
         assert.deepEqual(health.body.models.find((m: { source: string; target: string }) => m.source === 'it' && m.target === 'en'), {
           source: 'it', target: 'en', status: 'loaded', engine: 'apertium', pivot: 'es',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmod, copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ApertiumTranslator, MAX_WORD_TRANSLATIONS, PREFERRED_ROUTES, dictionaryUnits, wordTranslations } from '../../core/adapters/apertium.translator.js';
+import { ApertiumTranslator, MAX_WORD_TRANSLATIONS, CATALAN_ROUTES, dictionaryUnits, wordTranslations } from '../../core/adapters/apertium.translator.js';
 import { CatalogueDictionary } from '../../core/adapters/catalogue.dictionary.js';
 import { CompositeTranslator, withVocabulary } from '../../core/adapters/composite.translator.js';
 import { DeepLTranslator } from '../../core/adapters/deepl.translator.js';
@@ -44,27 +44,33 @@ const APERTIUM_PAIRS = [
 describe('ApertiumTranslator (the installed Debian packages)', () => {
   const apertium = new ApertiumTranslator();
 
-  it('finds its modes with apertium -l, and chains pairs through Catalan or Spanish as the measured routes say', async () => {
+  it('finds its modes with apertium -l, and chains pairs through Spanish, or through Catalan where the routes say', async () => {
     const capabilities = await apertium.discover();
     assert.deepEqual([...capabilities.keys()].sort(), APERTIUM_PAIRS);
-    for (const direct of ['en-es', 'es-en', 'it-es', 'es-it', 'ro-es']) assert.deepEqual(capabilities.get(direct), {});
+    for (const direct of ['en-es', 'es-en', 'fr-es', 'es-fr', 'it-es', 'es-it', 'ro-es']) assert.deepEqual(capabilities.get(direct), {});
+    for (const pivot of ['en-fr', 'fr-en', 'en-it', 'it-en', 'fr-it', 'it-fr', 'ro-en', 'ro-fr', 'ro-it']) {
+      assert.deepEqual(capabilities.get(pivot), { pivot: 'es' });
+    }
     // Catalan's pairs translate these better than the direct pair (es-fr, fr-es) or the chain through Spanish.
-    for (const pair of ['es-fr', 'fr-es', 'en-fr', 'en-it', 'fr-it', 'it-fr']) assert.deepEqual(capabilities.get(pair), { pivot: 'ca' }, pair);
-    for (const pair of ['fr-en', 'it-en', 'ro-en', 'ro-fr', 'ro-it']) assert.deepEqual(capabilities.get(pair), { pivot: 'es' }, pair);
-    assert.deepEqual(Object.keys(PREFERRED_ROUTES).sort(), ['en-fr', 'en-it', 'es-fr', 'fr-es', 'fr-it', 'it-fr']);
+    const catalan = await new ApertiumTranslator({ routes: CATALAN_ROUTES }).discover();
+    for (const pair of ['es-fr', 'fr-es', 'en-fr', 'en-it', 'fr-it', 'it-fr']) assert.deepEqual(catalan.get(pair), { pivot: 'ca' }, pair);
+    for (const pair of ['fr-en', 'it-en', 'ro-en', 'ro-fr', 'ro-it']) assert.deepEqual(catalan.get(pair), { pivot: 'es' }, pair);
+    assert.deepEqual(Object.keys(CATALAN_ROUTES).sort(), ['en-fr', 'en-it', 'es-fr', 'fr-es', 'fr-it', 'it-fr']);
   });
 
   it('translates directly, through Spanish and through Catalan, without unknown-word marks', async () => {
     assert.deepEqual(await apertium.translate(['The cat is on the table.'], { source: 'en', target: 'es' }), ['El gato es en la mesa.']);
+    const catalan = new ApertiumTranslator({ routes: CATALAN_ROUTES });
     // Through Catalan: English "file" is "fichier", where the chain through Spanish says "lime" (a tool).
-    const [french] = await apertium.translate(['The cat is on the table. Copy files and directories.'], { source: 'en', target: 'fr' });
+    const [french] = await catalan.translate(['The cat is on the table. Copy files and directories.'], { source: 'en', target: 'fr' });
     assert.match(french!, /chat.*fichiers/s);
-    const [throughSpanish] = await new ApertiumTranslator({ routes: { 'en-fr': 'es' } }).translate(['Copy files.'], { source: 'en', target: 'fr' });
+    const [throughSpanish] = await apertium.translate(['The cat is on the table. Copy files.'], { source: 'en', target: 'fr' });
+    assert.match(throughSpanish!, /chat/);
     assert.doesNotMatch(throughSpanish!, /fichiers/);
     // Spanish "guiones" are scripts ("scénarios" through Catalan), not dashes ("tirets", the direct pair).
-    const [scripts] = await apertium.translate(['Guiones para gestionar archivos'], { source: 'es', target: 'fr' });
+    const [scripts] = await catalan.translate(['Guiones para gestionar archivos'], { source: 'es', target: 'fr' });
     assert.match(scripts!, /Scénarios/);
-    const [dashes] = await new ApertiumTranslator({ routes: { 'es-fr': 'direct' } }).translate(['Guiones para gestionar archivos'], { source: 'es', target: 'fr' });
+    const [dashes] = await apertium.translate(['Guiones para gestionar archivos'], { source: 'es', target: 'fr' });
     assert.match(dashes!, /Tirets/);
     const [english] = await apertium.translate(['Pisica este pe masă. Zorblax.'], { source: 'ro', target: 'en' });
     assert.match(english!, /table/);
@@ -102,14 +108,13 @@ describe('ApertiumTranslator (the installed Debian packages)', () => {
     assert.ok(performance.now() - started < 5_000);
     assert.deepEqual(of(formula, 'Number'), ['Número']);
     assert.deepEqual(of(marks, 'file')?.slice().sort(), ['archivo', 'lima']);
-    // English to French has no mode: each Spanish translation is looked up in Spanish-French (its
-    // translations go through Catalan).
+    // English to French has no mode: each Spanish translation is looked up in Spanish-French.
     const [french] = await apertium.lookUp(['the cat and the table'], { source: 'en', target: 'fr' });
     assert.deepEqual(of(french, 'cat'), ['chat']);
     assert.ok(of(french, 'table')?.includes('table'));
     for (const words of french!) assert.ok(words.translations.length <= MAX_WORD_TRANSLATIONS);
-    // Spanish to French is translated through Catalan, but looked up in its own dictionary.
-    const [spanishWords] = await apertium.lookUp(['Guiones para archivos; ocultar las celdas'], { source: 'es', target: 'fr' });
+    // Spanish to French translated through Catalan is still looked up in its own dictionary.
+    const [spanishWords] = await new ApertiumTranslator({ routes: CATALAN_ROUTES }).lookUp(['Guiones para archivos; ocultar las celdas'], { source: 'es', target: 'fr' });
     assert.deepEqual(of(spanishWords, 'Guión')?.slice().sort(), ['Scénario', 'Tiret']);
     assert.deepEqual(of(spanishWords, 'ocultar'), ['dérober']);
     // Romanian to Spanish applies its dictionary inside its first transfer stage: looked up all the same.
@@ -163,12 +168,15 @@ describe('ApertiumTranslator (the installed Debian packages)', () => {
       });
     });
 
-    it('with Catalan, the measured routes; APERTIUM_ROUTES chooses others, and a route without its modes is passed over', async () => {
+    it('with Catalan, the routes asked for (APERTIUM_ROUTES); a route without its modes is passed over', async () => {
       const binary = await listing('catalan', ['eng-spa', 'spa-eng', 'es-fr', 'fr-es', 'spa-cat', 'cat-spa', 'fra-cat', 'cat-fra', 'eng-cat', 'cat-eng']);
       assert.deepEqual(await routes(new ApertiumTranslator({ binary })), {
+        'en-es': 'direct', 'es-en': 'direct', 'es-fr': 'direct', 'fr-es': 'direct', 'en-fr': 'es', 'fr-en': 'es',
+      });
+      assert.deepEqual(await routes(new ApertiumTranslator({ binary, routes: CATALAN_ROUTES })), {
         'en-es': 'direct', 'es-en': 'direct', 'es-fr': 'ca', 'fr-es': 'ca', 'en-fr': 'ca', 'fr-en': 'es',
       });
-      const chosen = new ApertiumTranslator({ binary, routes: { 'es-fr': 'direct', 'en-fr': 'es', 'fr-en': 'ca', 'en-es': 'ca', 'es-en': 'it' } });
+      const chosen = new ApertiumTranslator({ binary, routes: { 'fr-es': 'ca', 'fr-en': 'ca', 'en-es': 'ca', 'es-en': 'it' } });
       assert.deepEqual(await routes(chosen), {
         'en-es': 'ca', 'es-en': 'direct', 'es-fr': 'direct', 'fr-es': 'ca', 'en-fr': 'es', 'fr-en': 'ca',
       });
