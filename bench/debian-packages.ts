@@ -112,9 +112,9 @@ export async function loadPackageIndex(cacheDir: string, language: string): Prom
  * texts in two languages are parallel (both written from the English one), for translation
  * benches.
  */
-export async function loadPackageTexts(cacheDir: string, language: string): Promise<{ version: string; texts: Map<string, string> }> {
+export async function loadPackageTexts(cacheDir: string, language: string): Promise<{ version: string; paragraphs: Map<string, string> }> {
   const { pages, version } = await loadPackages(cacheDir, language);
-  return { version, texts: new Map(pages.map((p) => [p.id, `${p.description}\n\n${p.text}`])) };
+  return { version, paragraphs: new Map(pages.map((p) => [p.id, `${p.description}\n\n${p.text}`])) };
 }
 
 /** Each file read and parsed once a run (English is both a collection and the index translations are compared with). */

@@ -438,7 +438,7 @@ async function ingest(help: BenchCollection, chunkTargetChars: number): Promise<
       TRANSLATION_ENGINES: process.env.TRANSLATION_ENGINES ?? 'apertium',
       // `none` measures query translation without the catalogue dictionaries.
       CATALOGUE_DICTIONARY_DIR: process.env.CATALOGUE_DICTIONARY_DIR,
-      // Routes other than the measured ones (`es-fr:direct,…`), to measure a route against them.
+      // Apertium's routes other than the default (`es-fr:ca,…`), to measure them against it.
       APERTIUM_ROUTES: process.env.APERTIUM_ROUTES,
     },
     `${collectionName}-${help.language}`,

@@ -172,15 +172,9 @@ let textsVersion = '';
 async function paragraphs(language: string): Promise<Map<string, string>> {
   let map = paragraphsOf.get(language);
   if (!map) {
-    if (values.texts === 'packages') {
-      const loaded = await loadPackageTexts(packagesDir, language);
-      textsVersion = loaded.version;
-      map = loaded.texts;
-    } else {
-      const loaded = await loadHelpParagraphs(cacheDir, language);
-      textsVersion = loaded.version;
-      map = loaded.paragraphs;
-    }
+    const loaded = await (values.texts === 'packages' ? loadPackageTexts(packagesDir, language) : loadHelpParagraphs(cacheDir, language));
+    textsVersion = loaded.version;
+    map = loaded.paragraphs;
     paragraphsOf.set(language, map);
   }
   return map;

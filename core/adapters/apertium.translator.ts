@@ -136,7 +136,7 @@ export class ApertiumTranslator implements TranslationEngine {
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.concurrency = options.concurrency ?? 2;
     this.dataDir = options.dataDir ?? '/usr/share/apertium';
-    this.preferred = { ...options.routes };
+    this.preferred = options.routes ?? {};
   }
 
   /** Modes from `apertium -l`; each pair of the supported languages served directly or through a pivot (`routes`). */
@@ -163,10 +163,11 @@ export class ApertiumTranslator implements TranslationEngine {
           const second = modes.get(`${via}-${target}`);
           return first && second ? { modes: [first, second], pivot: via } : undefined;
         };
+        // The default route, which look-ups keep whatever route the translations take.
+        const fallback = routeOf('direct') ?? routeOf('es') ?? routeOf('ca');
         const preferred = this.preferred[key];
-        const route = (preferred && routeOf(preferred)) ?? routeOf('direct') ?? routeOf('es') ?? routeOf('ca');
-        const lookUp = routeOf('direct') ?? routeOf('es') ?? route;
-        if (route && lookUp) routes.set(key, { ...route, lookUp: lookUp.modes });
+        const route = (preferred && routeOf(preferred)) ?? fallback;
+        if (route) routes.set(key, { ...route, lookUp: (fallback ?? route).modes });
       }
     }
     this.routes = routes;
@@ -293,7 +294,7 @@ export class ApertiumTranslator implements TranslationEngine {
   }
 
   /** Translates with one mode, or two chained in one pipeline (the second starts while the first does). */
-  private async translateWith(modes: Route['modes'], texts: string[]): Promise<string[]> {
+  private async translateWith(modes: Modes, texts: string[]): Promise<string[]> {
     const { cleaned, work } = batchOf(texts);
     const out = [...cleaned];
     if (!work.length) return out;
@@ -308,7 +309,7 @@ export class ApertiumTranslator implements TranslationEngine {
     return out;
   }
 
-  private async runModes(modes: Route['modes'], input: string): Promise<string> {
+  private async runModes(modes: Modes, input: string): Promise<string> {
     const name = modes.join(' | ');
     // A chain is one pipeline through bash, the program and the modes as its arguments, never in its script.
     const result = await (modes.length === 1
