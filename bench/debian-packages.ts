@@ -4,7 +4,7 @@
  * its short description ("copy files and directories" shape: "real-time strategy game of ancient
  * warfare") is a known-item query for it. The help's index terms are short topic names; the manual
  * pages' queries are descriptions of what a page is for, and settings chosen on index terms alone
- * did not carry over to them (docs/performance.md). This collection lets such settings be chosen
+ * did not carry over to them (docs/retrieval-quality.md). This collection lets such settings be chosen
  * on descriptions too, without reading the held-back pages.
  *
  * The descriptions are Debian 12's, in English (`Translation-en`) and as the Debian Description

@@ -184,7 +184,7 @@ export class ApertiumTranslator implements TranslationEngine {
    * that pick one and inflect it. Whatever route a pair's translations take, its words are looked
    * up in its own mode where it has one, else through Spanish, so a pair translated through
    * Catalan keeps the look-ups it had (looking its words up through Catalan too was measured and
-   * not kept: docs/performance.md). A chained look-up looks each Spanish translation up again (at
+   * not kept: docs/retrieval-quality.md). A chained look-up looks each Spanish translation up again (at
    * most MAX_WORD_TRANSLATIONS a word).
    */
   async lookUp(texts: string[], pair: LanguagePair): Promise<WordTranslations[][]> {

@@ -65,7 +65,7 @@ export class LexicalEmbedder implements Embedder {
    * The title twice, then the text: a title word counts as two occurrences (sublinear tf: ×1.69),
    * as keyword search weighs its title field above the text. On the LibreOffice help the vector
    * side's nDCG@10 went 0.416 → 0.492 on the mean of six languages with the title twice, and to
-   * ~0.47 with it once (docs/performance.md, "Retrieval quality").
+   * ~0.47 with it once (docs/retrieval-quality.md, "The LibreOffice help").
    */
   passageText(title: string, content: string): string {
     return `${title}\n${title}\n\n${content}`;

@@ -39,7 +39,7 @@ export interface Bm25Parameters {
 
 /**
  * The values in use, chosen by `bench/retrieval-quality.bench.ts --tune` on the two tuning
- * collections (never on the held-back one; docs/performance.md, "Keyword ranking parameters"): the
+ * collections (never on the held-back one; docs/retrieval-quality.md, "Keyword ranking parameters"): the
  * best mean nDCG@10 of six languages over both, the LibreOffice help's index terms (0.670, level
  * with the earlier k1 2, b 0.15, title 3, which was chosen on them alone) and Debian's package
  * descriptions (0.806 against 0.782; every language level or up). Settings near it score within

@@ -15,8 +15,8 @@ export const DEFAULT_FUSION: FusionOptions = { k: 60, weights: [1, 1] };
  * The built-in lexical embedder sees the words keyword search sees (hashed, accents folded), so
  * its ranking adds little: it breaks keyword search's near-ties and adds what keyword search
  * misses, at RRF k 5 and vector:keyword 1:4, measured on the LibreOffice help
- * (`bench/retrieval-quality.bench.ts --variants k,weights,candidates`; docs/performance.md,
- * "Retrieval quality"), never on the held-back collection. Mean nDCG@10 of six languages
+ * (`bench/retrieval-quality.bench.ts --variants k,weights,candidates`; docs/retrieval-quality.md,
+ * "The LibreOffice help"), never on the held-back collection. Mean nDCG@10 of six languages
  * (2026-11-26, after keyword forms were counted per analysis): 0.672, against 0.667 for keyword
  * search alone, 0.649 at k 60 and 1:4 (the setting before) and lower at every heavier vector
  * weight; the best of 330 settings, so somewhat optimistic. A small k lets keyword search's first

@@ -13,7 +13,7 @@ import type { Bm25Query } from './bm25.js';
  * BM25F's best `candidates` are re-ordered by BM25F plus this, the rest following in BM25F's order.
  *
  * PROXIMITY is the setting in use, chosen by `bench/retrieval-quality.bench.ts --proximity` on the
- * two tuning collections (never on the held-back one; docs/performance.md, "Term proximity"): of
+ * two tuning collections (never on the held-back one; docs/retrieval-quality.md, "Term proximity"): of
  * weights 0.25–1 and windows 3–16, the best sum of the six languages' fused nDCG@10 means, the
  * LibreOffice help 0.679 → 0.686 and Debian's package descriptions 0.811 → 0.814. Re-ordering 20,
  * 30 or 50 candidates scores the same on both (10 costs the help 0.002); each costs a read of

@@ -51,7 +51,7 @@ export interface SearchOptions {
 /**
  * The weight of a held compound's parts, chosen by `bench/retrieval-quality.bench.ts` on the two
  * tuning collections (German and Dutch, 0.15–0.6) and checked once on the held-back one
- * (docs/performance.md, "Compound parts of words the chunks hold").
+ * (docs/retrieval-quality.md, "Compound parts of words the chunks hold").
  */
 export const COMPOUND_PART_WEIGHT = 0.3;
 

@@ -5,7 +5,7 @@
  * PostgreSQL's 'spanish' configuration stems with Snowball's Spanish stemmer, which removes
  * derivational and verbal suffixes as well as inflection ("información" and "informar" both become
  * 'inform'; "guardar", "guardado" and "guarda" 'guard'), so words a query means apart meet. Measured on
- * three collections (docs/performance.md, "Spanish light stemming"), a light stemmer after J.
+ * three collections (docs/retrieval-quality.md, "Spanish light stemming"), a light stemmer after J.
  * Savoy's for Spanish (from his CLEF 2001 experiments; Lucene's SpanishLightStemmer follows it
  * too), which undoes only gender and number, ranked better: so Spanish chunks are indexed
  * with `to_tsvector('simple', spanishKeywordText(text))` and a query's words with the same

@@ -12,7 +12,7 @@ import { foldAccents } from './accent-folding.js';
  * of the word's BM25F weight (SearchService.wordsOf).
  *
  * SYNONYMS is the setting in use, chosen by `bench/retrieval-quality.bench.ts` on the two tuning
- * collections (never on the held-back one; docs/performance.md, "Synonyms").
+ * collections (never on the held-back one; docs/retrieval-quality.md, "Synonyms").
  */
 export interface SynonymOptions {
   /** A synonym's weight, as a share of the query word's own (its forms' idf is multiplied by it). */

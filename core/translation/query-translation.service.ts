@@ -35,7 +35,7 @@ export const MIN_LANGUAGE_SHARE = 0.1;
  * engine), and on a Spanish help whose pages are 17 % English a Spanish query's English
  * translation weighs this much (at equal weights its matches pushed the query's own down: Spanish
  * queries 0.535 fused nDCG@10 with it, 0.612 weighed; `bench/retrieval-quality.bench.ts --cross`,
- * docs/performance.md, "Cross-lingual retrieval").
+ * docs/retrieval-quality.md, "Cross-lingual retrieval").
  */
 export const UNTRANSLATED_WEIGHT = 0.5;
 
@@ -168,7 +168,7 @@ export interface QueryTranslationOptions {
    * whose pages are English: 0.331 fused nDCG@10, against 0.380 for one search). Weighing each by
    * its language's share (`shareWeights`), and the vector search's mere nearest less
    * (`fillerWeight`), a search per language does better: 0.472 against 0.449, Italian queries 0.405
-   * against 0.368 (docs/performance.md, "Cross-lingual retrieval").
+   * against 0.368 (docs/retrieval-quality.md, "Cross-lingual retrieval").
    */
   mergeLanguages: boolean;
   /**
