@@ -21,7 +21,10 @@
  * measures (parsing, authentication, limits, metering, the keyword side, fetching the results).
  *
  * Usage: npx tsx bench/vector-peers.bench.ts [--sizes 100000:384,1000000:768] [--systems lore,lancedb,hnswlib,orama]
- *   [--queries 200] [--rounds 3] [--ef 800] [--child-minutes 45]
+ *   [--queries 200] [--rounds 3] [--ef 800[,1600…]] [--child-minutes 45]
+ *
+ * Lore's graph is built as VECTOR_GRAPH_EF_CONSTRUCTION says and searched at VECTOR_GRAPH_EF_SEARCH, or at --ef's first
+ * value; --ef's further values are measured on the same graph, read back from the snapshot.
  */
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
@@ -35,7 +38,7 @@ import { VectorScanner } from '../core/adapters/flat-index/scan/vector-scanner.j
 import { type IndexedDocument, Segment, quantize } from '../core/adapters/flat-index/segment.js';
 import { documentState } from '../core/adapters/flat-index/flat.vector-index.js';
 import { SnapshotStore } from '../core/adapters/flat-index/snapshot.js';
-import { DEFAULT_GRAPH_POLICY } from '../core/adapters/flat-index/vector-graph.js';
+import { type GraphPolicy, graphPolicyOf } from '../core/adapters/flat-index/vector-graph.js';
 import { loadConfig } from '../core/config.js';
 import { type ChunkFilter, documentFilterLabels, documentLabels, documentMatcher } from '../core/search/chunk-filter.js';
 import { seededRandom } from '../core/shared/seeded-random.js';
@@ -189,12 +192,27 @@ async function timeQueries(
   return { p50: median(p50s), p99: median(p99s), recall: recall / manifest.queries.length };
 }
 
-async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Array, rounds: number): Promise<SystemResult> {
+async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Array, rounds: number): Promise<SystemResult[]> {
   const d = manifest.dimensions;
-  // The runtime's policy (VECTOR_GRAPH_MIN_MB, VECTOR_GRAPH_EF_SEARCH), or --ef.
-  const config = loadConfig();
-  const ef = values.ef ? Number(values.ef) : config.vectorIndex.graphEfSearch;
-  const policy = config.vectorIndex.graphMinMb > 0 ? { ...DEFAULT_GRAPH_POLICY, minBytes: config.vectorIndex.graphMinMb * 2 ** 20, expansionSearch: ef } : null;
+  // The runtime's policy (VECTOR_GRAPH_MIN_MB, VECTOR_GRAPH_EF_SEARCH, VECTOR_GRAPH_EF_CONSTRUCTION), or --ef's first
+  // value; its further values are measured on the same graph, read back from the snapshot with that ef.
+  const settings = loadConfig().vectorIndex;
+  const [ef, ...deeper] = values.ef ? values.ef.split(',').map(Number) : [settings.graphEfSearch];
+  const policy = graphPolicyOf({ ...settings, graphEfSearch: ef! });
+  /** Each filter's latency and recall over the queries. */
+  const measure = async (searched: Segment<IndexedDocument>): Promise<SystemResult['vector']> => {
+    const vector: SystemResult['vector'] = {};
+    for (const filter of FILTERS) {
+      const chunkFilter: ChunkFilter = { scope: { tenantId: 't', subTenantId: null }, knowledgeBaseIds: [], tags: filter ? { bucket: filter } : {} };
+      const accept = documentMatcher(chunkFilter);
+      const labels = documentFilterLabels(chunkFilter);
+      vector[filter ?? 'none'] = await timeQueries(manifest, rounds, async (q) => {
+        const hits = await searched.nearest(quantize(queryVectors.subarray(q * d, (q + 1) * d)), 10, accept, labels);
+        return hits.map((h) => Number(h.chunkId));
+      }, filter);
+    }
+    return vector;
+  };
   const scanner = new VectorScanner(0, 4 * 1024 * 1024);
   const segment = new Segment<IndexedDocument>(d, 't', null, scanner, documentLabels, false, policy);
   const started = performance.now();
@@ -220,18 +238,11 @@ async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Arr
   const searchable = (performance.now() - started) / 1000;
   while (segment.graphPending > 0) await nextTurn();
   const built = (performance.now() - started) / 1000;
-  const vector: SystemResult['vector'] = {};
-  for (const filter of FILTERS) {
-    const chunkFilter: ChunkFilter = { scope: { tenantId: 't', subTenantId: null }, knowledgeBaseIds: [], tags: filter ? { bucket: filter } : {} };
-    const accept = documentMatcher(chunkFilter);
-    const labels = documentFilterLabels(chunkFilter);
-    vector[filter ?? 'none'] = await timeQueries(manifest, rounds, async (q) => {
-      const hits = await segment.nearest(quantize(queryVectors.subarray(q * d, (q + 1) * d)), 10, accept, labels);
-      return hits.map((h) => Number(h.chunkId));
-    }, filter);
-  }
+  const vector = await measure(segment);
   const rssMb = process.memoryUsage().rss / 2 ** 20;
-  const system = `Lore (flat index${segment.hasGraph ? `, HNSW graph ef ${ef}` : ', exact scan'})`;
+  const graphed = policy && segment.hasGraph ? policy : null;
+  const label = (search: number) => `Lore (flat index${graphed ? `, HNSW graph ef_construction ${graphed.expansionAdd}, ef ${search}` : ', exact scan'})`;
+  const system = label(ef!);
   // A restart's index work: the snapshot written at shutdown, read back and checked at start.
   const store = new SnapshotStore(path.join(dir, 'lore-snapshot'));
   let t = performance.now();
@@ -249,17 +260,27 @@ async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Arr
   (globalThis as { gc?: () => void }).gc?.();
   t = performance.now();
   const read = await store.read({ databaseId: 'bench', embedderId: 'bench', keywords: false, keywordIndexGeneration: 0 });
-  const restored = Segment.restore<IndexedDocument>(
-    documentState(read!.segments[0]!.state),
-    read!.segments[0]!.graphFile,
-    { labels: documentLabels, keywords: false, graphPolicy: policy },
-  );
+  const restore = (graphPolicy: GraphPolicy | null, on?: VectorScanner) =>
+    Segment.restore<IndexedDocument>(documentState(read!.segments[0]!.state), read!.segments[0]!.graphFile, { scanner: on, labels: documentLabels, keywords: false, graphPolicy });
+  const restored = restore(policy);
   await restored.nearest(quantize(queryVectors.slice(0, d)), 10, null);
   const restoreSeconds = (performance.now() - t) / 1000;
   const rssAfterRestoreMb = process.memoryUsage().rss / 2 ** 20;
   restored.dispose();
+  const results: SystemResult[] = [
+    { system, buildSeconds: built, searchableSeconds: searchable, vector, rssMb, snapshot: { writeSeconds, restoreSeconds, megabytes, rssAfterRestoreMb } },
+  ];
+  // Searched as the built graph was, on a scan worker (a restarted index's graph is searched there too).
+  const sweepScanner = new VectorScanner(0, 4 * 1024 * 1024);
+  for (const search of graphed ? deeper : []) {
+    (globalThis as { gc?: () => void }).gc?.();
+    const again = restore({ ...graphed!, expansionSearch: search }, sweepScanner);
+    results.push({ system: label(search), buildSeconds: built, searchableSeconds: searchable, vector: await measure(again), rssMb: process.memoryUsage().rss / 2 ** 20 });
+    again.dispose();
+  }
+  await sweepScanner.close();
   await fs.rm(path.join(dir, 'lore-snapshot'), { recursive: true, force: true });
-  return { system, buildSeconds: built, searchableSeconds: searchable, vector, rssMb, snapshot: { writeSeconds, restoreSeconds, megabytes, rssAfterRestoreMb } };
+  return results;
 }
 
 async function loadPeer(system: string): Promise<VectorPeer> {
@@ -327,7 +348,7 @@ async function child(system: string, dir: string): Promise<void> {
   const bytes = await fs.readFile(path.join(dir, 'queries.f32'));
   const queryVectors = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
   const rounds = Number(values.rounds);
-  const results = system === 'lore' ? [await runLore(dir, manifest, queryVectors, rounds)] : await runPeer(system, dir, manifest, queryVectors, rounds);
+  const results = system === 'lore' ? await runLore(dir, manifest, queryVectors, rounds) : await runPeer(system, dir, manifest, queryVectors, rounds);
   for (const result of results) console.log(`RESULT ${JSON.stringify(result)}`);
 }
 

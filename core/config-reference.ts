@@ -116,6 +116,11 @@ const VARIABLES: Record<Variable, VariableDoc> = {
     group: 'Search indexes',
     meaning: "`flat`: the graphs' HNSW candidate list (accuracy against speed; see [performance](performance.md)).",
   },
+  VECTOR_GRAPH_EF_CONSTRUCTION: {
+    group: 'Search indexes',
+    meaning:
+      "`flat`: the candidates kept while a graph is built (HNSW efConstruction): a larger value builds a graph that finds more of the exact top 10 at the same search cost, and takes longer to build (see [performance](performance.md#one-million-vectors-a-better-graph-or-a-longer-search)).",
+  },
   VECTOR_SNAPSHOT_DIR: {
     group: 'Search indexes',
     meaning: "`flat`: where snapshots of the in-memory index are kept, so a restart reads them back (checked, then brought up to date from the tables) instead of rebuilding from the tables; `off`: none.",

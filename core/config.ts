@@ -88,6 +88,7 @@ export const envSchema = z.object({
   VECTOR_EXACT_SCAN_THRESHOLD: z.coerce.number().int().min(0).default(4_000),
   VECTOR_GRAPH_MIN_MB: z.coerce.number().int().min(0).default(160),
   VECTOR_GRAPH_EF_SEARCH: z.coerce.number().int().min(10).max(4000).default(800),
+  VECTOR_GRAPH_EF_CONSTRUCTION: z.coerce.number().int().min(16).max(2000).default(128),
   VECTOR_SNAPSHOT_DIR: z.string().min(1).optional(),
   VECTOR_SNAPSHOT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(900),
   HNSW_EF_SEARCH: z.coerce.number().int().min(10).max(1000).default(400),
@@ -228,7 +229,8 @@ export interface Config {
    * one process owns the database); `pgvector`: HNSW indexes in the database (the server default,
    * shared by API replicas). The threshold and ef_search tune pgvector (and Qdrant), the threads
    * the flat scan; graphMinMb is the size (MiB of int8 vectors) from which the flat index gives a knowledge base's (or
-   * corpus's) dense vectors an HNSW graph (0: never), searched with graphEfSearch candidates.
+   * corpus's) dense vectors an HNSW graph (0: never), built keeping graphEfConstruction candidates
+   * and searched with graphEfSearch.
    */
   vectorIndex: {
     kind: 'flat' | 'pgvector' | 'qdrant';
@@ -237,6 +239,7 @@ export interface Config {
     searchThreads: number;
     graphMinMb: number;
     graphEfSearch: number;
+    graphEfConstruction: number;
     /** `flat`: where its snapshots go (none: every start reads the tables), and how often one is taken while things change (0: at shutdown only). */
     snapshotDir: string | undefined;
     snapshotIntervalSeconds: number;
@@ -493,6 +496,7 @@ export function loadConfig(env: Env = process.env): Config {
       searchThreads: e.VECTOR_SEARCH_THREADS,
       graphMinMb: e.VECTOR_GRAPH_MIN_MB,
       graphEfSearch: e.VECTOR_GRAPH_EF_SEARCH,
+      graphEfConstruction: e.VECTOR_GRAPH_EF_CONSTRUCTION,
       snapshotDir:
         e.VECTOR_SNAPSHOT_DIR === 'off'
           ? undefined

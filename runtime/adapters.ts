@@ -18,7 +18,7 @@ import { FreeDictDictionary } from '../core/adapters/freedict.dictionary.js';
 import { DeepLTranslator } from '../core/adapters/deepl.translator.js';
 import { FlatKeywordIndex } from '../core/adapters/flat-index/flat.keyword-index.js';
 import { FlatVectorIndex } from '../core/adapters/flat-index/flat.vector-index.js';
-import { DEFAULT_GRAPH_POLICY } from '../core/adapters/flat-index/vector-graph.js';
+import { graphPolicyOf } from '../core/adapters/flat-index/vector-graph.js';
 import { LexicalEmbedder } from '../core/adapters/lexical.embedder.js';
 import { LibreTranslateTranslator } from '../core/adapters/libretranslate.translator.js';
 import { OpenAiEmbedder } from '../core/adapters/openai.embedder.js';
@@ -66,7 +66,7 @@ export function createVectorIndex(db: Database, config: AdapterConfig, embedder:
   if (v.kind !== 'flat') return new PgVectorIndex(db, v);
   // While the flat index loads, the database searches exactly, with no HNSW indexes to keep up.
   const loading = new PgVectorIndex(db, { graphs: false });
-  const graph = v.graphMinMb > 0 ? { ...DEFAULT_GRAPH_POLICY, minBytes: v.graphMinMb * 2 ** 20, expansionSearch: v.graphEfSearch } : null;
+  const graph = graphPolicyOf(v);
   return new FlatVectorIndex(db, embedder.id, loading, log.child({ component: 'vector-index' }), {
     threads: v.searchThreads,
     keywords: config.keywordIndex === 'flat',

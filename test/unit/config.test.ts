@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { DEFAULT_GRAPH_POLICY, graphPolicyOf } from '../../core/adapters/flat-index/vector-graph.js';
 import { ConfigError, loadConfig } from '../../core/config.js';
 
 describe('config', () => {
@@ -35,6 +36,13 @@ describe('config', () => {
     assert.throws(() => loadConfig({ KEYWORD_INDEX: 'lucene' }), ConfigError);
   });
 
+  it("gives the flat index's graphs the policy the VECTOR_GRAPH_* settings say, or none", () => {
+    assert.deepEqual(graphPolicyOf(loadConfig({}).vectorIndex), DEFAULT_GRAPH_POLICY);
+    const policy = graphPolicyOf(loadConfig({ VECTOR_GRAPH_MIN_MB: '64', VECTOR_GRAPH_EF_SEARCH: '1600', VECTOR_GRAPH_EF_CONSTRUCTION: '256' }).vectorIndex);
+    assert.deepEqual(policy, { ...DEFAULT_GRAPH_POLICY, minBytes: 64 * 2 ** 20, expansionSearch: 1600, expansionAdd: 256 });
+    assert.equal(graphPolicyOf(loadConfig({ VECTOR_GRAPH_MIN_MB: '0' }).vectorIndex), null);
+  });
+
   it('treats empty values as unset', () => {
     assert.equal(loadConfig({ PORT: '', DATABASE_URL: '' }).port, 8080);
   });
@@ -58,6 +66,8 @@ describe('config', () => {
     ['LIBRETRANSLATE_URL', 'not a url'],
     ['PGLITE_SHARED_BUFFERS', "1GB'; x"],
     ['PGLITE_SHARED_BUFFERS', 'lots'],
+    ['VECTOR_GRAPH_EF_CONSTRUCTION', '8'],
+    ['VECTOR_GRAPH_EF_CONSTRUCTION', 'wide'],
   ] as const) {
     it(`refuses ${name}=${value} with a one-line message naming it`, () => {
       assert.throws(

@@ -49,6 +49,17 @@ export const DEFAULT_GRAPH_POLICY: GraphPolicy = {
   batchMs: 20,
 };
 
+/** The graph policy the `VECTOR_GRAPH_*` settings give: null when graphs are off (a minimum of 0 MiB). */
+export function graphPolicyOf(settings: { graphMinMb: number; graphEfSearch: number; graphEfConstruction: number }): GraphPolicy | null {
+  if (settings.graphMinMb <= 0) return null;
+  return {
+    ...DEFAULT_GRAPH_POLICY,
+    minBytes: settings.graphMinMb * 2 ** 20,
+    expansionSearch: settings.graphEfSearch,
+    expansionAdd: settings.graphEfConstruction,
+  };
+}
+
 /** What a snapshot keeps of a graph besides usearch's own file. */
 export interface GraphState {
   labels: number;
