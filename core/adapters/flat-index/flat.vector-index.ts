@@ -553,6 +553,7 @@ export class FlatVectorIndex implements VectorIndex {
 
 /** A snapshot's state of a knowledge base's segment, its documents' dates made Dates again (JSON keeps them as text). */
 export function documentState(state: SegmentState<Owner>): SegmentState<IndexedDocument> {
-  const owners = (state.owners as Array<Omit<IndexedDocument, 'rows'>>).map((o) => ({ ...o, createdAt: new Date(o.createdAt) }));
+  // Object.assign, not a spread: see Segment.restore.
+  const owners = (state.owners as Array<Omit<IndexedDocument, 'rows'>>).map((o) => Object.assign({}, o, { createdAt: new Date(o.createdAt) }));
   return { ...state, owners };
 }
