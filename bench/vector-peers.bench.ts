@@ -257,7 +257,7 @@ async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Arr
   segment.dispose();
   await scanner.close();
   // The built segment's memory goes before the restart's is counted (usearch frees a graph when it is collected).
-  (globalThis as { gc?: () => void }).gc?.();
+  globalThis.gc?.();
   t = performance.now();
   const read = await store.read({ databaseId: 'bench', embedderId: 'bench', keywords: false, keywordIndexGeneration: 0 });
   const restore = (graphPolicy: GraphPolicy | null, on?: VectorScanner) =>
@@ -270,15 +270,17 @@ async function runLore(dir: string, manifest: Manifest, queryVectors: Float32Arr
   const results: SystemResult[] = [
     { system, buildSeconds: built, searchableSeconds: searchable, vector, rssMb, snapshot: { writeSeconds, restoreSeconds, megabytes, rssAfterRestoreMb } },
   ];
-  // Searched as the built graph was, on a scan worker (a restarted index's graph is searched there too).
-  const sweepScanner = new VectorScanner(0, 4 * 1024 * 1024);
-  for (const search of graphed ? deeper : []) {
-    (globalThis as { gc?: () => void }).gc?.();
-    const again = restore({ ...graphed!, expansionSearch: search }, sweepScanner);
-    results.push({ system: label(search), buildSeconds: built, searchableSeconds: searchable, vector: await measure(again), rssMb: process.memoryUsage().rss / 2 ** 20 });
-    again.dispose();
+  if (graphed && deeper.length) {
+    // Searched as the built graph was, on a scan worker (a restarted index's graph is searched there too).
+    const sweepScanner = new VectorScanner(0, 4 * 1024 * 1024);
+    for (const search of deeper) {
+      globalThis.gc?.();
+      const again = restore({ ...graphed, expansionSearch: search }, sweepScanner);
+      results.push({ system: label(search), buildSeconds: built, searchableSeconds: searchable, vector: await measure(again), rssMb: process.memoryUsage().rss / 2 ** 20 });
+      again.dispose();
+    }
+    await sweepScanner.close();
   }
-  await sweepScanner.close();
   await fs.rm(path.join(dir, 'lore-snapshot'), { recursive: true, force: true });
   return results;
 }
