@@ -66,11 +66,14 @@ export async function startTestApp(db: Database, options: TestAppOptions = {}): 
     kind: options.env?.VECTOR_INDEX === undefined ? (db.kind === 'embedded' ? 'flat' : 'pgvector') : config.vectorIndex.kind,
     snapshotDir: options.env?.VECTOR_SNAPSHOT_DIR === undefined ? undefined : config.vectorIndex.snapshotDir,
   } as const;
+  // Rate-limit counters where the topology keeps them: in memory on PGlite, in the database's table on a
+  // server (as API pods sharing it do), so both engines meet the same limits at their edges.
+  const rateLimitStore = options.env?.RATE_LIMIT_STORE === undefined ? (db.kind === 'embedded' ? 'memory' : 'postgres') : config.rateLimitStore;
   // Each app has its registry, as each server process does.
   const registry = createRegistry();
   const runtime = await createRuntime(
     db,
-    { ...config, vectorIndex, database: { kind: 'postgres', url: 'unused', poolSize: 1 } },
+    { ...config, vectorIndex, rateLimitStore, database: { kind: 'postgres', url: 'unused', poolSize: 1 } },
     log,
     { languageDetector: await sharedLanguageDetector(), metrics: createDomainMetrics(registry), ...options.adapters },
   );
