@@ -63,7 +63,7 @@ export function createVectorIndex(db: Database, config: AdapterConfig, embedder:
   if (v.kind === 'qdrant' && v.qdrant) {
     return new QdrantVectorIndex(db, embedder.id, { ...v.qdrant, efSearch: v.efSearch, batchSize: 256 }, log.child({ component: 'vector-index' }));
   }
-  if (v.kind !== 'flat') return new PgVectorIndex(db, v);
+  if (v.kind !== 'flat') return new PgVectorIndex(db, v, log.child({ component: 'vector-index' }));
   // While the flat index loads, the database searches exactly, with no HNSW indexes to keep up.
   const loading = new PgVectorIndex(db, { graphs: false });
   const graph = graphPolicyOf(v);

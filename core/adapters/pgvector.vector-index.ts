@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Database, Queryable } from '../db/database.js';
 import { type VectorHit, type VectorIndex, type VectorIndexStatus, type VectorTarget, compareHits } from '../ports/vector-index.js';
 import { type ChunkFilter, type CorpusChunkFilter, chunkFilterSql, corpusChunkFilterSql } from '../search/chunk-filter.js';
@@ -85,11 +86,12 @@ export class PgVectorIndex implements VectorIndex {
   constructor(
     private readonly db: Database,
     options: Partial<PgVectorIndexOptions> = {},
+    private readonly log?: Logger,
   ) {
     this.options = { ...DEFAULT_PGVECTOR_OPTIONS, ...options };
   }
 
-  private async mode(dimensions: number): Promise<Mode> {
+  private hasPgvector(): Promise<boolean> {
     this.pgvector ??= this.db
       .query("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
       .then((r) => r.rows.length > 0)
@@ -97,7 +99,11 @@ export class PgVectorIndex implements VectorIndex {
         this.pgvector = undefined;
         throw err;
       });
-    if (!(await this.pgvector)) return { kind: 'array' };
+    return this.pgvector;
+  }
+
+  private async mode(dimensions: number): Promise<Mode> {
+    if (!(await this.hasPgvector())) return { kind: 'array' };
     if (!this.options.graphs || dimensions > MAX_HALFVEC_HNSW_DIMENSIONS) return { kind: 'pgvector', index: null };
     return { kind: 'pgvector', index: dimensions <= MAX_VECTOR_HNSW_DIMENSIONS ? 'vector' : 'halfvec' };
   }
@@ -108,6 +114,13 @@ export class PgVectorIndex implements VectorIndex {
    */
   async start(): Promise<void> {
     if (!this.options.graphs) return;
+    if (!(await this.hasPgvector())) {
+      this.log?.warn(
+        'PostgreSQL has no pgvector: vector searches scan every chunk they may match (fine for thousands of chunks a search, slow for ' +
+          'hundreds of thousands); install pgvector on the server, or use VECTOR_INDEX=flat (one API process) or qdrant',
+      );
+      return;
+    }
     const { rows } = await this.db.query<{ target: VectorTarget; dimensions: number }>(
       `SELECT 'tenant' AS target, dimensions FROM knowledge_bases UNION SELECT 'corpus', dimensions FROM corpora
        UNION SELECT 'tenant', ${MIGRATED_DIMENSIONS} UNION SELECT 'corpus', ${MIGRATED_DIMENSIONS}`,
@@ -117,8 +130,12 @@ export class PgVectorIndex implements VectorIndex {
 
   async close(): Promise<void> {}
 
-  /** Whether the default dimension's HNSW indexes exist (they cannot without pgvector). */
+  /**
+   * Whether each target can serve searches: with pgvector, whether the default dimension's HNSW
+   * index exists; without pgvector there is no index to build, and exact scans serve (`ok`).
+   */
   async status(): Promise<VectorIndexStatus> {
+    if (!(await this.hasPgvector())) return { tenant: 'ok', corpus: 'ok' };
     const { rows } = await this.db.query<{ indexname: string }>(
       `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1::text[])`,
       [[TABLES.tenant.index, TABLES.corpus.index]],
