@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from '../core/config.js';
-import { migrate } from '../core/db/migrator.js';
+import { prepareSchema } from '../core/db/migrator.js';
 import { openDatabase } from '../core/db/open.js';
 import { createLogger } from '../core/logger.js';
 import { ensureAdminToken, forgetServer, recordServer, runningServer } from '../core/instance/data-dir.js';
@@ -47,10 +47,8 @@ async function main(): Promise<void> {
   }
 
   const db = await openDatabase(config);
-  if (config.migrateOnStart) {
-    const applied = await migrate(db);
-    if (applied.length) log.info({ applied }, 'migrations applied');
-  }
+  const applied = await prepareSchema(db, config.migrateOnStart);
+  if (applied.length) log.info({ applied }, 'migrations applied');
 
   // One registry for the process: the services' metrics, then the app's HTTP metrics, go to it.
   const registry = createRegistry();

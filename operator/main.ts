@@ -9,6 +9,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, loadConfig } from '../core/config.js';
+import { prepareSchema } from '../core/db/migrator.js';
 import { openDatabase } from '../core/db/open.js';
 import { createLogger } from '../core/logger.js';
 import { mcpAudiences, oauthUrls } from '../core/oauth/oauth-urls.js';
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   const urls = oauthUrls(config.oauth, base);
   const log = createLogger(config).child({ component: 'operator' });
   const db = await openDatabase(config);
+  await prepareSchema(db, config.migrateOnStart);
   const runtime = await createRuntime(db, config, log);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();

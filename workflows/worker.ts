@@ -7,7 +7,7 @@
  */
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { ConfigError, loadConfig } from '../core/config.js';
-import { migrate } from '../core/db/migrator.js';
+import { prepareSchema } from '../core/db/migrator.js';
 import { openDatabase } from '../core/db/open.js';
 import { createLogger } from '../core/logger.js';
 import { createRuntime } from '../runtime/runtime.js';
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const temporalConfig = config.workflowEngine;
   const log = createLogger(config);
   const db = await openDatabase(config);
-  if (config.migrateOnStart) await migrate(db);
+  await prepareSchema(db, config.migrateOnStart);
   // One registry for the process: the services' metrics and the job attempts go to it.
   const metrics = createWorkerMetrics();
   const runtime = await createRuntime(db, config, log, { metrics: metrics.domain });

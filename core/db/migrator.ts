@@ -69,3 +69,34 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
   }
   return applied;
 }
+
+/** The migrations in `dir` this database has not applied (every one, on a new database). */
+export async function pendingMigrations(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const { rows } = await db.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
+  const applied = new Set<number>();
+  if (rows[0]?.present) {
+    for (const r of (await db.query<{ version: number }>('SELECT version FROM schema_migrations')).rows) applied.add(r.version);
+  }
+  return (await readMigrations(dir)).filter((m) => !applied.has(m.version)).map((m) => m.name);
+}
+
+/** A process started on a database whose schema is behind its code: what to run is in the message. */
+export class SchemaBehindError extends Error {}
+
+/**
+ * What every process that serves from the database does first: applies the pending migrations
+ * (`migrateOnStart`: MIGRATE_ON_START, the embedded default), or refuses to start on a schema
+ * that lacks some, saying how to apply them, instead of failing later on a missing table.
+ */
+export async function prepareSchema(db: Database, migrateOnStart: boolean): Promise<string[]> {
+  if (migrateOnStart) return migrate(db);
+  const pending = await pendingMigrations(db);
+  if (pending.length) {
+    const which = pending.length > 3 ? `${pending.slice(0, 3).join(', ')} and ${pending.length - 3} more` : pending.join(', ');
+    throw new SchemaBehindError(
+      `the database has ${pending.length} migration(s) not applied (${which}). Apply them with \`npm run migrate\` ` +
+        '(the same DATABASE_URL), or start with MIGRATE_ON_START=true.',
+    );
+  }
+  return [];
+}
