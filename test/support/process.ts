@@ -17,8 +17,13 @@ export interface ServerProcess {
  * Starts `api/main.ts` (or another entry, such as `npm start`'s supervisor) with tsx, or a compiled
  * entry (`.js`) with plain node, and waits for its "listening" log line.
  */
-export async function startServerProcess(env: Record<string, string>, entry = 'api/main.ts'): Promise<ServerProcess> {
-  const child = spawn(process.execPath, entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry], {
+export function startServerProcess(env: Record<string, string>, entry = 'api/main.ts'): Promise<ServerProcess> {
+  return startServerCommand(process.execPath, entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry], env);
+}
+
+/** Starts a command that runs a Lore server (`npm start`, say) and waits for the server's "listening" log line. */
+export async function startServerCommand(command: string, args: string[], env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
