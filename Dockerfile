@@ -4,7 +4,10 @@
 #   docker run -e DATABASE_URL=... -e WORKFLOW_ENGINE=temporal ... lore node dist/workflows/worker.js
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
+# onnxruntime-node's install script would download CUDA libraries; the CPU runtime ships in the
+# package. npm 11.16+ skips it by package.json's allowScripts; the image's npm 10 by this variable.
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.ts scripts/build.ts
