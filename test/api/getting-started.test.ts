@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PortalVisitor } from '../support/portal.js';
 import { ROOT, run, type ServerProcess, startServerProcess, stopServerProcess } from '../support/process.js';
 
 /**
@@ -40,10 +41,32 @@ describe('the README quick start and docs/getting-started.md, run as written', f
       const script = blocks.join('\n').replaceAll('localhost:8080', `127.0.0.1:${server.port}`);
       const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, timeout: 150_000 });
       assert.match(stdout, /"results":\[\{[^\]]*Staff get 25 days of paid leave a year\./, stdout);
-      // The README also shows the portal's set-password link from the mail folder.
-      if (page === 'README.md') assert.match(stdout, /http:\/\/localhost:\d+\/portal\/password\?token=[A-Za-z0-9_-]{43}$/m, stdout);
+      assert.match(stdout, /The job is completed\.$/m);
+      if (page !== 'README.md') return;
+      // The README also shows the portal's set-password link from the mail folder: the newest one,
+      // also after a reset link went to the same address.
+      const link = /http:\/\/localhost:\d+\/portal\/password\?token=[A-Za-z0-9_-]{43}$/m;
+      const invitation = link.exec(stdout)?.[0];
+      assert.ok(invitation, stdout);
+      const grep = /^grep -ho .*$/m.exec(blocks.join('\n'))![0];
+      const reset = await new PortalVisitor(server.url).postForm('/portal/forgot', '/portal/forgot', { email: 'you@example.com' });
+      assert.ok(reset.status < 400, String(reset.status));
+      const newest = (await run('bash', ['-euo', 'pipefail', '-c', grep], { cwd: dir })).stdout.trim();
+      assert.match(newest, link);
+      assert.notEqual(newest, invitation);
     });
   }
+
+  it("stops the quick start's wait for a job that failed, and for one that never ends", async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const loop = /^for _ in .*\n(?:.*\n)*?done\necho .*$/m.exec(readme)?.[0];
+    assert.ok(loop, 'the README waits for its job in a for loop');
+    // curl answers as Lore would for a job in that state; sleep takes no time.
+    const wait = (status: string) =>
+      run('bash', ['-euo', 'pipefail', '-c', `JOB=j KEY=k\ncurl() { echo '{"id":"j","status":"${status}","processed_chunks":0}'; }\nsleep() { :; }\n${loop}`], { timeout: 20_000 });
+    assert.match((await wait('failed')).stdout, /^The job is failed\.$/m);
+    assert.match((await wait('queued')).stdout, /^The job is queued\.$/m);
+  });
 
   it('skips only the blocks it says it skips', () => {
     const page = '```sh\necho a\n```\n<!-- not run by the test: it starts Lore -->\n```sh\nnpm start\n```\n```js\nx\n```\n```sh\necho b\n```\n';

@@ -33,8 +33,8 @@ describe('links between README.md and docs/', () => {
         if (/^[a-z]+:/.test(target!)) continue; // http(s), mailto
         const [file, anchor] = target!.split('#') as [string, string | undefined];
         const resolved = file ? path.resolve(path.dirname(path.join(ROOT, page)), file) : path.join(ROOT, page);
-        // ../shared/ lies outside the repository (the spec and the design), as the README says.
-        if (!resolved.startsWith(ROOT)) continue;
+        // A reader of a clone or of the repository's web page has nothing outside it.
+        assert.ok(resolved.startsWith(`${ROOT}${path.sep}`), `${page} links to ${target}, outside the repository`);
         assert.ok(existsSync(resolved), `${page} links to ${target}, which does not exist`);
         if (anchor) assert.ok(anchorsOf(readFileSync(resolved, 'utf8')).has(anchor), `${page} links to ${target}: no such heading`);
       }
