@@ -1340,6 +1340,16 @@ export interface components {
             source: string;
             /** @description Platform results: the record's id in its corpus. */
             source_record_id?: string;
+            /** @description Present on a result that response translation applied to but could not translate (fallback_behaviour `passthrough`): `content` is the original text, in `language`. */
+            untranslated?: {
+                /** @description The language the content is in. */
+                language: string;
+                /**
+                 * @description `unsupported_pair`: no translation engine of this instance translates that language into the query’s; `translation_unavailable`: the engine could not be reached; `translation_failed`: it could not translate this text.
+                 * @enum {string}
+                 */
+                reason: "unsupported_pair" | "translation_unavailable" | "translation_failed";
+            };
         };
         Report: {
             action_items: {
@@ -4268,7 +4278,11 @@ export interface operations {
                      *             "property1": null,
                      *             "property2": null
                      *           },
-                     *           "content_original": "string"
+                     *           "content_original": "string",
+                     *           "untranslated": {
+                     *             "language": "string",
+                     *             "reason": "unsupported_pair"
+                     *           }
                      *         }
                      *       ],
                      *       "metadata": {

@@ -410,12 +410,16 @@ function batchOf(texts: string[]): { cleaned: string[]; work: Array<{ text: stri
   return { cleaned, work: cleaned.map((text, index) => ({ text, index })).filter((t) => t.text.trim() !== '') };
 }
 
-/** Splits a batch's output at the separators; undefined when their count is not what was sent. */
+/**
+ * Splits a batch's output at the separators; undefined when their count is not what was sent.
+ * Apertium leaves two spaces where a transfer rule drops a word ("25 días  de", then "25 jours
+ * d'…" through French): runs of spaces become one, and none is left at a line's end.
+ */
 function splitBatch(output: string, count: number): string[] | undefined {
   const parts = output.split(SEPARATOR);
   if (parts.length !== count) return undefined;
   return parts.map((part, i) => {
-    let text = part;
+    let text = part.replaceAll(/ {2,}/g, ' ').replaceAll(/ +\n/g, '\n');
     if (i > 0) text = text.replace(/^\n\n/, '');
     if (i < count - 1) text = text.replace(/\n\n$/, '');
     return text;

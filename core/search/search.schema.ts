@@ -49,6 +49,10 @@ export const queryRequestSchema = z
   .meta({ id: 'QueryRequest' });
 export type QueryRequest = z.infer<typeof queryRequestSchema>;
 
+/** Why response translation passed a result through untranslated. */
+export const UNTRANSLATED_REASONS = ['unsupported_pair', 'translation_unavailable', 'translation_failed'] as const;
+export type UntranslatedReason = (typeof UNTRANSLATED_REASONS)[number];
+
 export const queryResultItemSchema = z
   .object({
     content: z.string(),
@@ -63,6 +67,21 @@ export const queryResultItemSchema = z
     source_record_id: z.string().optional().meta({ description: "Platform results: the record's id in its corpus." }),
     metadata: z.record(z.string(), z.unknown()).optional().meta({ description: "Platform results: the record's metadata." }),
     content_original: z.string().optional(),
+    untranslated: z
+      .object({
+        language: z.string().meta({ description: 'The language the content is in.' }),
+        reason: z.enum(UNTRANSLATED_REASONS).meta({
+          description:
+            '`unsupported_pair`: no translation engine of this instance translates that language into the query’s; ' +
+            '`translation_unavailable`: the engine could not be reached; `translation_failed`: it could not translate this text.',
+        }),
+      })
+      .optional()
+      .meta({
+        description:
+          'Present on a result that response translation applied to but could not translate (fallback_behaviour `passthrough`): ' +
+          '`content` is the original text, in `language`.',
+      }),
   })
   .meta({ id: 'QueryResultItem' });
 export type QueryResultItem = z.infer<typeof queryResultItemSchema>;

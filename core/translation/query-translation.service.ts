@@ -4,7 +4,7 @@ import { errors } from '../errors.js';
 import type { KnowledgeBaseRow } from '../knowledge-bases/knowledge-base.repository.js';
 import { TranslatorError, type WordTranslations } from '../ports/translator.js';
 import { reciprocalRankFusion } from '../search/fusion.js';
-import type { QueryRequest, QueryResultItem } from '../search/search.schema.js';
+import type { QueryRequest, QueryResultItem, UntranslatedReason } from '../search/search.schema.js';
 import type { SearchAnswer } from '../search/search.service.js';
 import { scopeOf } from '../shared/scope.js';
 import type { SubTenantService } from '../sub-tenants/sub-tenant.service.js';
@@ -414,14 +414,14 @@ export class QueryTranslationService {
     });
     const out = [...results];
     for (const [source, items] of bySource) {
-      const translated = await step.timed(() =>
-        step.translate(
-          items.map((i) => results[i.index]!.content),
-          { source, target: language },
-          items.map((i) => i.config),
-        ),
-      );
-      if (!translated) continue;
+      const pair = { source, target: language };
+      const translated = await step.timed(() => step.attempt(items.map((i) => results[i.index]!.content), pair));
+      if (!Array.isArray(translated)) {
+        step.failed(pair, items.map((i) => i.config)); // 503 where a setting says `error`
+        // Passed through as they are, each saying so.
+        for (const item of items) out[item.index] = { ...results[item.index]!, untranslated: { language: source, reason: translated } };
+        continue;
+      }
       step.decidedBy(...items.map((i) => i.level));
       items.forEach((item, i) => {
         const original = results[item.index]!;
@@ -458,22 +458,13 @@ class Step {
   }
 
   /**
-   * Translates, or returns undefined when translation is off, the pair is not served or the engine
-   * fails and every config involved says `passthrough`; with `error` in any of them, 503.
-   */
-  async translate(texts: string[], pair: { source: Language; target: Language }, configs: EffectiveConfig[]): Promise<string[] | undefined> {
-    const translated = await this.attempt(texts, pair);
-    return Array.isArray(translated) ? translated : this.failed(pair, configs);
-  }
-
-  /**
    * Translates, or returns why it could not: translation off or the pair not served (a debug line:
    * every query of such a pair would repeat it), or the engine failing (a warning).
    */
-  async attempt(texts: string[], pair: { source: Language; target: Language }): Promise<string[] | TranslatorError> {
+  async attempt(texts: string[], pair: { source: Language; target: Language }): Promise<string[] | UntranslatedReason> {
     if (!this.translation.enabled || !(await this.translation.serves(pair))) {
       this.ctx.log.debug({ pair }, 'no translation engine serves the pair');
-      return new TranslatorError('unavailable', `No engine translates ${pair.source}-${pair.target}`);
+      return 'unsupported_pair';
     }
     try {
       const translated = await this.translation.translateTexts(scopeOf(this.ctx), texts, pair);
@@ -483,7 +474,7 @@ class Step {
     } catch (error) {
       if (!(error instanceof TranslatorError)) throw error;
       this.ctx.log.warn({ err: error, pair }, 'translation in a query failed');
-      return error;
+      return error.code === 'unavailable' ? 'translation_unavailable' : 'translation_failed';
     }
   }
 

@@ -254,6 +254,7 @@ for (const database of testDatabases()) {
       const notAsked = await query(api, { query: 'The cat sleeps in the kitchen.' });
       assert.ok(notAsked.body.results.every((r: { content_original?: string }) => r.content_original === undefined));
       const asked = await query(api, { query: 'The cat sleeps in the kitchen.', translate_response: true });
+      assert.ok(asked.body.results.every((r: { untranslated?: unknown }) => r.untranslated === undefined));
       assert.equal(asked.body.results[0].content_original, SPANISH[0]);
       assert.equal(asked.body.metadata.translation_config_source, 'request');
 
@@ -328,12 +329,18 @@ for (const database of testDatabases()) {
         assert.equal(passthrough.status, 200);
         assert.equal(passthrough.body.results[0].content, BULGARIAN);
         assert.equal(passthrough.body.results[0].content_original, undefined);
+        // Each result passed through says it was not translated, and why.
+        assert.deepEqual(passthrough.body.results[0].untranslated, { language: 'bg', reason: 'unsupported_pair' });
         assert.equal(passthrough.body.metadata, undefined);
+        // Not asked for, no response translation and no notice.
+        const notAsked = await query(api, { query: 'The cat sleeps in the kitchen.' });
+        assert.equal(notAsked.body.results[0].untranslated, undefined);
         await api('PATCH', '/v1/tenant/settings', { translation_config: { fallback_behaviour: 'error' } });
         const error = await query(api, { query: 'The cat sleeps in the kitchen.' });
         assert.equal(error.status, 503);
         assert.equal(error.body.error, 'translation_unavailable');
-        assert.equal((await api('GET', '/v1/billing/usage')).body.query_count, 1);
+        // The two answered queries are counted, the refused one is not.
+        assert.equal((await api('GET', '/v1/billing/usage')).body.query_count, 2);
         // No translation needed, no error.
         assert.equal((await query(api, { query: 'Котката спи в кухнята' })).status, 200);
       } finally {
