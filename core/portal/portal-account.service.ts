@@ -13,6 +13,15 @@ import { type Scope, tenantScope } from '../shared/scope.js';
 import { composeMail } from './emails.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password.js';
 import {
+  type PortalInvitationRow,
+  type UsableInvitationRow,
+  deleteInvitation,
+  findUsableInvitation,
+  listInvitations,
+  takeInvitation,
+  upsertInvitation,
+} from './portal-invitation.repository.js';
+import {
   type PortalUserRow,
   type SessionRow,
   consumePasswordLinks,
@@ -39,8 +48,10 @@ export const RESET_LINK_SECONDS = 3600;
 export const RESET_MAILS_PER_HOUR = 3;
 /** Reset requests one address may make in an hour, across accounts. */
 export const RESET_REQUESTS_PER_IP_PER_HOUR = 10;
-/** A person added to a tenant has this long to set their first password. */
+/** An invited person, and a tenant's first user, have this long to choose their first password. */
 export const INVITE_LINK_HOURS = 72;
+/** An address invited again within this time is e-mailed nothing more. */
+const INVITE_RESEND_SECONDS = 3600;
 
 /** A failed sign-in costs 10 points; the budgets allow 5 per minute, 10 per 15 minutes and 20 per hour for an address. */
 const FAILURE_COST = 10;
@@ -65,6 +76,25 @@ function newSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
+function invalidLink(): AppError {
+  return errors.badRequest('invalid_link', 'This link has expired or has been used already; ask for a new one.');
+}
+
+/** The answer to the holder of an invitation whose address has an account: one address, one account. */
+function addressTaken(invitation: UsableInvitationRow): AppError {
+  return errors.conflict(
+    'email_in_use',
+    `${invitation.email} already has a Lore account, and an address can have only one. Sign in with that account; to join ${invitation.tenant_name}, ask its admin to invite another address of yours.`,
+  );
+}
+
+/** The hash of a password chosen through a link, once it passes the password rules (422 otherwise). */
+async function chosenPassword(password: string, email: string): Promise<string> {
+  const problem = passwordProblem(password, email);
+  if (problem) throw errors.invalid('password', problem);
+  return hashPassword(password);
+}
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -87,7 +117,7 @@ export interface StartedSession {
   user: PortalUserRow;
 }
 
-/** An account and its set-password link, made inside a transaction and e-mailed after it commits. */
+/** A tenant's first user and their set-password link, made inside a transaction and e-mailed after it commits. */
 export interface PendingInvitation {
   user: PortalUserRow;
   token: string;
@@ -131,8 +161,9 @@ export class PortalAccountService {
   }
 
   /**
-   * Adds a person with a role and a set-password link, in the caller's transaction; e-mail the link
-   * with `sendInvitation` after it commits. 409 email_in_use when the address has an account already.
+   * Adds a tenant's first user (the instance operator's action, when the tenant is made with an
+   * address) with a set-password link, in the caller's transaction; e-mail the link with
+   * `sendInvitation` after it commits. 409 email_in_use when the address has an account already.
    */
   async addUser(db: Queryable, scope: Scope, input: { email: string; role: Role; language?: string }, tenantName: string): Promise<PendingInvitation> {
     const user = await insertPortalUser(db, scope, { email: normalizeEmail(input.email), role: input.role, language: input.language ?? 'en' });
@@ -141,17 +172,52 @@ export class PortalAccountService {
     return { user, token, tenantName };
   }
 
-  /** Invites a person to the tenant (an admin's action) and e-mails them their link. */
-  async invite(scope: Scope, input: { email: string; role: Role; language?: string }, tenantName: string): Promise<PortalUserRow> {
-    const pending = await this.db.transaction((tx) => this.addUser(tx, scope, input, tenantName));
-    await this.sendInvitation(pending);
-    return pending.user;
+  /** E-mails a tenant's first user their link; a mail that cannot be sent is logged (they can ask for a reset). */
+  async sendInvitation({ user, token, tenantName }: PendingInvitation): Promise<string | undefined> {
+    return this.deliver(composeMail('invite', user.language, user.email, { link: this.passwordLink(token), tenant: tenantName, hours: String(INVITE_LINK_HOURS) }), user.tenant_id);
   }
 
-  /** E-mails an invitation; a mail that cannot be sent is logged (an admin can remove and invite again). */
-  async sendInvitation({ user, token, tenantName }: PendingInvitation): Promise<string | undefined> {
-    const link = `${this.baseUrl}/portal/password?token=${token}`;
-    return this.deliver(composeMail('invite', user.language, user.email, { link, tenant: tenantName, hours: String(INVITE_LINK_HOURS) }), user.tenant_id);
+  /**
+   * Invites an address to the tenant (an admin's action). The admin gets the same answer whether or
+   * not the address has an account, and the address is not claimed: the person's account is made only
+   * when they accept (`completeLink`). An address that has an account is e-mailed that it was invited
+   * but cannot join with it; one invited in the last hour is e-mailed nothing more. Only one of the
+   * tenant's own people, whom the admin sees listed anyway, is refused (409 email_in_use).
+   */
+  async invite(scope: Scope, inviterId: string, input: { email: string; role: Role; language?: string }, tenantName: string): Promise<PortalInvitationRow> {
+    const email = normalizeEmail(input.email);
+    const account = await findUserForSignIn(this.db, email);
+    if (account?.tenant_id === scope.tenantId) throw errors.conflict('email_in_use', `${email} is already one of the people of ${tenantName}.`);
+    const token = newSecret();
+    const now = this.clock.now();
+    const { invitation, sent } = await upsertInvitation(this.db, scope, {
+      email,
+      role: input.role,
+      language: input.language ?? 'en',
+      tokenHash: digest(token),
+      invitedBy: inviterId,
+      now,
+      expiresAt: new Date(now.getTime() + INVITE_LINK_HOURS * 3600_000),
+      resendAfter: new Date(now.getTime() - INVITE_RESEND_SECONDS * 1000),
+    });
+    if (sent) {
+      const message = account
+        ? composeMail('invite_taken', account.language, email, { tenant: tenantName, link: `${this.baseUrl}/portal/sign-in` })
+        : composeMail('invite', invitation.language, email, { link: this.passwordLink(token), tenant: tenantName, hours: String(INVITE_LINK_HOURS) });
+      await this.deliver(message, scope.tenantId);
+    }
+    return invitation;
+  }
+
+  /** The tenant's open invitations, each marked when its link has expired. */
+  async invitations(scope: Scope): Promise<Array<PortalInvitationRow & { expired: boolean }>> {
+    const now = this.clock.now();
+    return (await listInvitations(this.db, scope)).map((i) => ({ ...i, expired: i.expires_at <= now }));
+  }
+
+  /** Withdraws an invitation: its link stops working. */
+  async revokeInvitation(scope: Scope, id: string): Promise<void> {
+    if (!isUuid(id) || !(await deleteInvitation(this.db, scope, id))) throw errors.notFound('invitation');
   }
 
   /** Removes a person (their sessions end with them); the last admin cannot be removed. */
@@ -260,36 +326,67 @@ export class PortalAccountService {
       this.log.info({ tenantId: user.tenant_id, userId: user.id }, 'password reset not e-mailed: 3 already went out this hour');
       return;
     }
-    const link = `${this.baseUrl}/portal/password?token=${token}`;
-    await this.deliver(composeMail('reset', user.language, user.email, { link }), user.tenant_id);
+    await this.deliver(composeMail('reset', user.language, user.email, { link: this.passwordLink(token) }), user.tenant_id);
   }
 
-  /** Whether a link can still be used (the page asks before showing its form). */
-  async linkIsUsable(token: string): Promise<{ email: string; purpose: 'reset' | 'invite' } | undefined> {
+  private passwordLink(token: string): string {
+    return `${this.baseUrl}/portal/password?token=${token}`;
+  }
+
+  /**
+   * Whether a link can still be used (the page asks before showing its form), and for an invitation
+   * whose address has had an account made since, why it cannot be accepted (its holder owns the
+   * address: telling them is no leak).
+   */
+  async linkIsUsable(token: string): Promise<{ email: string; refusal?: AppError } | undefined> {
     if (!SECRET_PATTERN.test(token)) return undefined;
-    return findUsablePasswordLink(this.db, digest(token), this.clock.now());
+    const now = this.clock.now();
+    const link = await findUsablePasswordLink(this.db, digest(token), now);
+    if (link) return { email: link.email };
+    const invitation = await findUsableInvitation(this.db, digest(token), now);
+    if (!invitation) return undefined;
+    const taken = await findUserForSignIn(this.db, invitation.email);
+    return { email: invitation.email, ...(taken && { refusal: addressTaken(invitation) }) };
   }
 
   /**
    * Sets a password through a link: once, within its lifetime. Every session of the person ends
    * (spec §5: a completed reset signs them out everywhere); API keys and OAuth clients are untouched.
+   * An invitation's link makes the person's account.
    */
   async completeLink(token: string, password: string): Promise<{ email: string }> {
-    const invalid = errors.badRequest('invalid_link', 'This link has expired or has been used already; ask for a new one.');
-    if (!SECRET_PATTERN.test(token)) throw invalid;
-    const link = await findUsablePasswordLink(this.db, digest(token), this.clock.now());
-    if (!link) throw invalid;
-    const problem = passwordProblem(password, link.email);
-    if (problem) throw errors.invalid('password', problem);
-    const hash = await hashPassword(password);
+    if (!SECRET_PATTERN.test(token)) throw invalidLink();
+    const tokenHash = digest(token);
+    const link = await findUsablePasswordLink(this.db, tokenHash, this.clock.now());
+    if (!link) return this.acceptInvitation(tokenHash, password);
+    const hash = await chosenPassword(password, link.email);
     const scope = tenantScope(link.tenant_id);
     await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      if (!(await consumePasswordLinks(tx, scope, link.user_id, digest(token), now))) throw invalid;
+      if (!(await consumePasswordLinks(tx, scope, link.user_id, tokenHash, now))) throw invalidLink();
       await setPortalPassword(tx, scope, link.user_id, hash, now);
       await deleteUserSessions(tx, scope, link.user_id);
     });
     return { email: link.email };
+  }
+
+  /**
+   * Accepts an invitation: the person's account is made now, with the password they chose, in the
+   * tenant and role they were invited to. When the address has had an account made since, nothing is
+   * made and the invitation stays (409 email_in_use, to the holder of the link).
+   */
+  private async acceptInvitation(tokenHash: string, password: string): Promise<{ email: string }> {
+    const invitation = await findUsableInvitation(this.db, tokenHash, this.clock.now());
+    if (!invitation) throw invalidLink();
+    const hash = await chosenPassword(password, invitation.email);
+    const scope = tenantScope(invitation.tenant_id);
+    await this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      if (!(await takeInvitation(tx, scope, invitation.id, tokenHash, now))) throw invalidLink();
+      const { email, role, language } = invitation;
+      if (!(await insertPortalUser(tx, scope, { email, role, language, password: { hash, now } }))) throw addressTaken(invitation);
+    });
+    return { email: invitation.email };
   }
 
   /** Sends a message and answers where it went; one that cannot be sent is logged, and answers undefined. */
