@@ -5,7 +5,7 @@ import type { Role } from '../context.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError, errors } from '../errors.js';
 import type { MailMessage, Mailer } from '../ports/mailer.js';
-import type { DomainMetrics } from '../ports/metrics.js';
+import type { DomainMetrics, RateLimitScope } from '../ports/metrics.js';
 import type { RateLimitStore } from '../ports/rate-limit-store.js';
 import { type AttemptBudget, AttemptLimiter } from '../shared/attempt-limiter.js';
 import { isUuid } from '../shared/ids.js';
@@ -48,6 +48,9 @@ export const RESET_LINK_SECONDS = 3600;
 export const RESET_MAILS_PER_HOUR = 3;
 /** Reset requests one address may make in an hour, across accounts. */
 export const RESET_REQUESTS_PER_IP_PER_HOUR = 10;
+/** Invitations one admin may send in an hour, and all the admins of a tenant together. */
+export const INVITATIONS_PER_USER_PER_HOUR = 10;
+export const INVITATIONS_PER_TENANT_PER_HOUR = 20;
 /** An invited person, and a tenant's first user, have this long to choose their first password. */
 export const INVITE_LINK_HOURS = 72;
 /** An address invited again within this time is e-mailed nothing more. */
@@ -185,6 +188,9 @@ export class PortalAccountService {
    * tenant's own people, whom the admin sees listed anyway, is refused (409 email_in_use).
    */
   async invite(scope: Scope, inviterId: string, input: { email: string; role: Role; language?: string }, tenantName: string): Promise<PortalInvitationRow> {
+    // The person's limit first: one refused there leaves the tenant's budget to the other admins.
+    await this.limitPerHour(`portal:invite:user:${inviterId}`, INVITATIONS_PER_USER_PER_HOUR, 'portal_invitation', 'Too many invitations from you');
+    await this.limitPerHour(`portal:invite:tenant:${scope.tenantId}`, INVITATIONS_PER_TENANT_PER_HOUR, 'portal_invitation', 'Too many invitations from this tenant');
     const email = normalizeEmail(input.email);
     const account = await findUserForSignIn(this.db, email);
     if (account?.tenant_id === scope.tenantId) throw errors.conflict('email_in_use', `${email} is already one of the people of ${tenantName}.`);
@@ -231,6 +237,14 @@ export class PortalAccountService {
       }
       await deletePortalUser(tx, scope, userId);
     });
+  }
+
+  /** Counts a request in the shared rate-limit store; beyond `limit` in the hour, 429 with Retry-After. */
+  private async limitPerHour(key: string, limit: number, scope: RateLimitScope, what: string): Promise<void> {
+    const decision = await this.rateLimits.consume(key, limit, 3600);
+    if (decision.allowed) return;
+    this.metrics.rateLimited(scope);
+    throw new AppError(429, 'rate_limit_exceeded', `${what}; retry after ${decision.resetSeconds} s.`, {}, { 'Retry-After': String(decision.resetSeconds) });
   }
 
   // Signing in and out
@@ -307,11 +321,7 @@ export class PortalAccountService {
    * either way (the page shows the same message); only an address sending too many requests gets 429.
    */
   async requestReset(emailInput: string, ip: string): Promise<void> {
-    const perIp = await this.rateLimits.consume(`portal:reset:ip:${ip}`, RESET_REQUESTS_PER_IP_PER_HOUR, 3600);
-    if (!perIp.allowed) {
-      this.metrics.rateLimited('portal_password_reset');
-      throw new AppError(429, 'rate_limit_exceeded', `Too many reset requests; retry after ${perIp.resetSeconds} s.`, {}, { 'Retry-After': String(perIp.resetSeconds) });
-    }
+    await this.limitPerHour(`portal:reset:ip:${ip}`, RESET_REQUESTS_PER_IP_PER_HOUR, 'portal_password_reset', 'Too many reset requests');
     const user = await findUserForSignIn(this.db, normalizeEmail(emailInput));
     if (!user) return;
     const scope = tenantScope(user.tenant_id);

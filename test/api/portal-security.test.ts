@@ -154,6 +154,40 @@ for (const database of testDatabases()) {
         assert.equal((await visitor().page(portalLink(invitation!))).status, 400, 'a revoked invitation cannot be accepted');
         assert.equal((await a.visitor.request('POST', revoke, { form: { _csrf: await a.visitor.csrfToken() } })).status, 404);
       });
+
+      it('limits invitations per inviting person and per tenant, and sends one e-mail per address an hour', async () => {
+        const a = await tenant();
+        // Re-inviting an address within the hour answers alike and e-mails nothing more.
+        const again = freshAddress();
+        for (let i = 0; i < 3; i++) assert.equal((await invite(a.visitor, again)).status, 201);
+        await new Promise((r) => setTimeout(r, 300));
+        assert.equal((await mails(again, 2)).length, 1);
+
+        // Two more admins, invited by A (5 of A's 10 used).
+        const admins: PortalVisitor[] = [];
+        for (let i = 0; i < 2; i++) {
+          const email = freshAddress();
+          assert.equal((await invite(a.visitor, email, 'admin')).status, 201);
+          const person = visitor();
+          assert.equal((await person.choosePassword(portalLink((await mails(email, 1))[0]!), PASSWORD)).status, 303);
+          assert.equal((await person.signIn(email, PASSWORD)).status, 303);
+          admins.push(person);
+        }
+        for (let i = 0; i < 5; i++) assert.equal((await invite(a.visitor, freshAddress())).status, 201);
+        const limited = await invite(a.visitor, freshAddress());
+        assert.equal(limited.status, 429);
+        assert.ok(Number(limited.headers.get('retry-after')) > 0);
+        assert.match(limited.html, /Too many invitations/);
+
+        // The tenant's 20 an hour: the second admin sends 10, and then the third may send none.
+        for (let i = 0; i < 10; i++) assert.equal((await invite(admins[0]!, freshAddress())).status, 201, `invitation ${i + 11}`);
+        const email = freshAddress();
+        const tenantLimited = await invite(admins[1]!, email);
+        assert.equal(tenantLimited.status, 429);
+        assert.ok(Number(tenantLimited.headers.get('retry-after')) > 0);
+        await new Promise((r) => setTimeout(r, 300));
+        assert.equal((await mails(email, 1)).length, 0, 'nothing sent beyond the limit');
+      });
     });
   });
 }
