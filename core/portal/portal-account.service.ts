@@ -56,18 +56,28 @@ export const INVITE_LINK_HOURS = 72;
 /** An address invited again within this time is e-mailed nothing more. */
 const INVITE_RESEND_SECONDS = 3600;
 
-/** A failed sign-in costs 10 points; the budgets allow 5 per minute, 10 per 15 minutes and 20 per hour for an address. */
+/**
+ * Failed sign-ins are throttled, not locked per account for anyone who knows its address (OWASP's
+ * authentication guidance): the counters that stop the right password too are keyed by account and
+ * client address together. A failure costs 10 points; each budget allows points / 10 failures.
+ */
 const FAILURE_COST = 10;
-const ACCOUNT_BUDGETS: Array<[points: number, windowSeconds: number]> = [
+/** One account from one client address: 5 failures a minute, 10 in 15 minutes, 20 an hour. */
+const ACCOUNT_AND_IP_BUDGETS: Array<[points: number, windowSeconds: number]> = [
   [50, 60],
   [100, 900],
   [200, 3600],
 ];
-/** From one IP address, across accounts: 30 failures a minute, 200 an hour. */
+/** One client address, across accounts: 30 failures a minute, 200 an hour. */
 const IP_BUDGETS: Array<[points: number, windowSeconds: number]> = [
   [300, 60],
   [2000, 3600],
 ];
+/**
+ * One account from every address together: 100 failures an hour, to slow guessing spread over many
+ * addresses. Using it up takes at least 5 addresses (each stops at 20 an hour).
+ */
+const ACCOUNT_BUDGETS: Array<[points: number, windowSeconds: number]> = [[1000, 3600]];
 
 const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -249,24 +259,32 @@ export class PortalAccountService {
 
   // Signing in and out
 
-  private signInBudgets(email: string, ip: string): AttemptBudget[] {
-    const account = createHash('sha256').update(email).digest('base64url').slice(0, 22);
+  /**
+   * The counters of a sign-in, in the order they are checked: one refused at its own address takes
+   * nothing more from the account's. The account's carry when its password was last set, so a
+   * completed reset starts them afresh at every address.
+   */
+  private signInBudgets(email: string, passwordChangedAt: Date | null | undefined, ip: string): AttemptBudget[] {
+    const account = createHash('sha256').update(`${email}\n${passwordChangedAt?.getTime() ?? ''}`).digest('base64url').slice(0, 22);
+    const budgets = (prefix: string, list: Array<[number, number]>) => list.map(([points, windowSeconds]) => ({ key: `${prefix}:${windowSeconds}`, points, windowSeconds }));
     return [
-      ...ACCOUNT_BUDGETS.map(([points, windowSeconds]) => ({ key: `portal:login:account:${account}:${windowSeconds}`, points, windowSeconds })),
-      ...IP_BUDGETS.map(([points, windowSeconds]) => ({ key: `portal:login:ip:${ip}:${windowSeconds}`, points, windowSeconds })),
+      ...budgets(`portal:login:account-ip:${account}:${ip}`, ACCOUNT_AND_IP_BUDGETS),
+      ...budgets(`portal:login:ip:${ip}`, IP_BUDGETS),
+      ...budgets(`portal:login:account:${account}`, ACCOUNT_BUDGETS),
     ];
   }
 
   /**
    * Checks an address and password and starts a session. An unknown address, a person who has not
    * set a password yet and a wrong password get the same 401 after the same work (a password hash is
-   * checked in every case). Failures are limited per address and per IP with growing delays.
+   * checked in every case). Failures are limited per account at one client address with growing
+   * delays, per client address, and (far more loosely) per account.
    */
   async signIn(emailInput: string, password: string, ip: string, language: string | undefined): Promise<StartedSession> {
     const email = normalizeEmail(emailInput);
-    const budgets = this.signInBudgets(email, ip);
-    await this.attempts.admit(budgets, 'Too many failed sign-in attempts');
     const user = await findUserForSignIn(this.db, email);
+    const budgets = this.signInBudgets(email, user?.password_changed_at, ip);
+    await this.attempts.admit(budgets, 'Too many failed sign-in attempts');
     const valid = await verifyPassword(password, user?.password_hash ?? null);
     if (!user || !valid) {
       await this.attempts.fail(budgets);

@@ -189,6 +189,43 @@ for (const database of testDatabases()) {
         assert.equal((await mails(email, 1)).length, 0, 'nothing sent beyond the limit');
       });
     });
+
+    describe('failed sign-ins', () => {
+      it("limits an account's failures per client address: a stranger's do not lock the owner out", async () => {
+        const { email } = await tenant();
+        const stranger = visitor();
+        const statuses: number[] = [];
+        for (let i = 0; i < 25; i++) statuses.push((await stranger.signIn(email, `guess ${i}`)).status);
+        assert.deepEqual(statuses, [...Array<number>(5).fill(401), ...Array<number>(20).fill(429)]);
+        assert.equal((await stranger.signIn(email, PASSWORD)).status, 429, 'from the stranger’s address even the right password waits');
+        assert.equal((await visitor().signIn(email, PASSWORD)).status, 303, 'the owner, elsewhere, signs in');
+      });
+
+      it('limits failures spread over many addresses per account, and a completed reset lifts every limit of the account', async function () {
+        this.timeout(240_000);
+        const { email } = await tenant();
+        const own = visitor();
+        for (let i = 0; i < 5; i++) assert.equal((await own.signIn(email, `typo ${i}`)).status, 401);
+        assert.equal((await own.signIn(email, PASSWORD)).status, 429);
+        // 19 more addresses, 5 failures each: 100 in the hour for the account.
+        for (let n = 0; n < 19; n++) {
+          const stranger = visitor();
+          for (let i = 0; i < 5; i++) assert.equal((await stranger.signIn(email, `guess ${n}.${i}`)).status, 401, `address ${n}, failure ${i}`);
+        }
+        const elsewhere = visitor();
+        const limited = await elsewhere.signIn(email, PASSWORD);
+        assert.equal(limited.status, 429, 'the account waits, from any address');
+        assert.ok(Number(limited.headers.get('retry-after')) > 0);
+
+        const before = (await mails(email, 1)).length;
+        assert.equal((await elsewhere.postForm('/portal/forgot', '/portal/forgot', { email })).status, 200);
+        const reset = (await mails(email, before + 1)).at(-1)!;
+        const renewed = `${PASSWORD} renewed`;
+        assert.equal((await elsewhere.choosePassword(portalLink(reset), renewed)).status, 303);
+        assert.equal((await elsewhere.signIn(email, renewed)).status, 303);
+        assert.equal((await own.signIn(email, renewed)).status, 303, 'the owner’s own address is free again too');
+      });
+    });
   });
 }
 

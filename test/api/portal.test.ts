@@ -112,7 +112,7 @@ for (const database of testDatabases()) {
       assert.equal((await visitor.page('/portal/overview')).location, '/portal/sign-in', 'the old session id no longer works');
     });
 
-    it('answers an unknown address and a wrong password alike, and limits failed sign-ins per account with growing delays', async () => {
+    it('answers an unknown address and a wrong password alike, and limits failed sign-ins per account and client address', async () => {
       const { email } = await tenantWithUser();
       const visitor = new PortalVisitor(app.url);
       const unknown = await visitor.signIn(`nobody-${randomUUID()}@example.test`, PASSWORD);
@@ -122,7 +122,7 @@ for (const database of testDatabases()) {
       const text = (html: string) => html.replace(/name="(_form|email)" [^>]*>/g, '');
       assert.equal(text(await unknown.text()), text(await wrong.text()));
       for (let i = 0; i < 4; i++) assert.equal((await visitor.signIn(email, `wrong ${i}`)).status, 401);
-      // Five failures in a minute: the account waits, even with the right password.
+      // Five failures in a minute: the account waits at this address, even with the right password.
       const limited = await visitor.signIn(email, PASSWORD);
       assert.equal(limited.status, 429);
       assert.ok(Number(limited.headers.get('retry-after')) > 0);
