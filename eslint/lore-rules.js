@@ -17,7 +17,7 @@ const TENANT_TABLES = [
   'api_keys', 'knowledge_bases', 'documents', 'chunks', 'jobs', 'document_files', 'usage_events', 'query_counters',
   'dpa_acceptances', 'account_exports', 'sub_tenants', 'end_user_preferences', 'active_users', 'oauth_clients',
   'oauth_initial_access_tokens', 'corpus_dua_acceptances', 'translation_cache', 'storage_usage',
-  'portal_users', 'portal_sessions', 'portal_password_links', 'leaked_key_reports',
+  'portal_users', 'portal_sessions', 'portal_password_links', 'leaked_key_reports', 'portal_invitations',
 ];
 const TABLE_REFERENCE = new RegExp(`\\b(FROM|JOIN|UPDATE)\\s+(${TENANT_TABLES.join('|')})\\b`);
 

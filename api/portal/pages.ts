@@ -407,6 +407,7 @@ ${rows.map(([label, value]) => html`<tr><th scope="row">${label}</th>${PLAN_IDS.
 export interface AccountData {
   dpa: { compliant: boolean; current_version: number; accepted_version: number | null };
   users: Array<{ id: string; email: string; role: Role; has_password: boolean; created_at: Date }> | undefined;
+  invitations: Array<{ id: string; email: string; role: Role; invited_by_email: string | null; expires_at: Date; expired: boolean }> | undefined;
   message?: { kind: 'error' | 'ok'; text: string };
 }
 
@@ -429,13 +430,23 @@ ${!dpa.compliant && !admin ? html`<p class="notice">An admin must accept the cur
 <section class="card"><h2>Your sessions</h2><p>Sign out of the portal in every browser (API keys and OAuth clients stay valid).</p>
 <form method="post" action="/portal/sign-out-everywhere"><input type="hidden" name="_csrf" value="${viewer.csrfToken}"><button class="secondary" type="submit">Sign out everywhere</button></form></section>
 ${admin
-  ? html`<section class="card"><h2>People</h2>
-<div class="table-wrap"><table><thead><tr><th>E-mail</th><th>Role</th><th>Password set</th><th></th></tr></thead><tbody>
+  ? html`<section class="card" id="people"><h2>People</h2>
+<div class="table-wrap"><table><thead><tr><th>E-mail</th><th>Role</th><th class="hide-small">Joined</th><th>Password set</th><th></th></tr></thead><tbody>
 ${(data.users ?? []).map(
-  (u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.has_password ? 'yes' : 'invited'}</td><td>
+  (u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td class="hide-small">${when(u.created_at.toISOString())}</td><td>${u.has_password ? 'yes' : 'not yet'}</td><td>
 <form method="post" action="/portal/people/${u.id}/remove"><input type="hidden" name="_csrf" value="${viewer.csrfToken}"><button class="danger" type="submit" aria-label="Remove ${u.email}">Remove</button></form></td></tr>`,
 )}
-</tbody></table></div>
+</tbody></table></div></section>
+<section class="card" id="invitations"><h2>Invitations</h2>
+<p class="muted">An invited person joins when they accept: they choose a password through the e-mailed link, which works for 72 hours.</p>
+${data.invitations?.length
+  ? html`<div class="table-wrap"><table><thead><tr><th>E-mail</th><th>Role</th><th class="hide-small">Invited by</th><th>Link</th><th></th></tr></thead><tbody>
+${data.invitations.map(
+  (i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td class="hide-small">${i.invited_by_email ?? '—'}</td><td>${i.expired ? 'expired' : `until ${when(i.expires_at.toISOString())}`}</td><td>
+<form method="post" action="/portal/invitations/${i.id}/revoke"><input type="hidden" name="_csrf" value="${viewer.csrfToken}"><button class="danger" type="submit" aria-label="Revoke the invitation of ${i.email}">Revoke</button></form></td></tr>`,
+)}
+</tbody></table></div>`
+  : html`<p>No open invitations.</p>`}
 <h3>Invite someone</h3>
 <form method="post" action="/portal/people"><input type="hidden" name="_csrf" value="${viewer.csrfToken}">
 <div class="inline"><div><label for="invite-email">E-mail</label><input id="invite-email" name="email" type="email" required></div>

@@ -174,10 +174,15 @@ export function portalRouter(deps: PortalDeps): Router {
     }
   });
 
-  router.get('/portal/password', template, async (req, res) => {
-    const token = typeof req.query.token === 'string' ? req.query.token : '';
+  /** A link's page: its form, why an invitation cannot be accepted (409), or that the link has expired (400). */
+  const linkPage = async (res: Response, form: string, token: string, error?: { status: number; text: string }) => {
     const link = await portal.linkIsUsable(token);
-    send(res, link ? 200 : 400, passwordPage(formToken(req, res), token, link?.email));
+    if (link?.refusal) send(res, link.refusal.status, messagePage('This address has an account', link.refusal.message));
+    else send(res, error?.status ?? (link ? 200 : 400), passwordPage(form, token, link?.email, error?.text));
+  };
+
+  router.get('/portal/password', template, async (req, res) => {
+    await linkPage(res, formToken(req, res), typeof req.query.token === 'string' ? req.query.token : '');
   });
 
   router.post('/portal/password', template, async (req, res) => {
@@ -192,9 +197,8 @@ export function portalRouter(deps: PortalDeps): Router {
       res.redirect(303, '/portal/sign-in?password=set');
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      const link = await portal.linkIsUsable(token);
       const text = err instanceof ValidationError ? `The password ${err.issues.map((i) => i.message).join('; ')}` : err.message;
-      send(res, err.status, passwordPage(form, token, link?.email, text));
+      await linkPage(res, form, token, { status: err.status, text });
     }
   });
 
@@ -298,8 +302,9 @@ export function portalRouter(deps: PortalDeps): Router {
   const renderAccount = async (signed: Signed, req: Request, res: Response, status: number, message?: { kind: 'error' | 'ok'; text: string }) => {
     const admin = roleAtLeast(signed.viewer.role, 'admin');
     const dpa = await read<OverviewData['dpa']>('getDpaStatus', signed, req, res);
-    const users = admin ? await portal.list(tenantScope(signed.session.tenant_id)) : undefined;
-    send(res, status, accountPage(signed.viewer, { dpa, users, message }));
+    const scope = tenantScope(signed.session.tenant_id);
+    const [users, invitations] = admin ? await Promise.all([portal.list(scope), portal.invitations(scope)]) : [];
+    send(res, status, accountPage(signed.viewer, { dpa, users, invitations, message }));
   };
 
   router.get('/portal/account', template, async (req, res) => {
@@ -327,10 +332,12 @@ export function portalRouter(deps: PortalDeps): Router {
       const email = formString(req, 'email').trim();
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) throw errors.invalid('email', 'must be an e-mail address');
       const scope = tenantScope(signed.session.tenant_id);
-      await portal.invite(scope, { email, role, language: preferredLanguage(req.get('accept-language')) }, signed.viewer.tenantName);
-      await renderAccount(signed, req, res, 201, { kind: 'ok', text: `Invitation sent to ${email}.` });
+      const invitation = await portal.invite(scope, signed.session.user_id, { email, role, language: preferredLanguage(req.get('accept-language')) }, signed.viewer.tenantName);
+      // The same answer whether or not the address has an account (nothing here may tell).
+      await renderAccount(signed, req, res, 201, { kind: 'ok', text: `${invitation.email} is invited, and listed under Invitations until they accept.` });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
+      for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
       await renderAccount(signed, req, res, err.status, { kind: 'error', text: err instanceof ValidationError ? `The ${err.issues[0]?.field} ${err.issues[0]?.message}.` : err.message });
     }
   });
@@ -351,6 +358,13 @@ export function portalRouter(deps: PortalDeps): Router {
       if (!(err instanceof AppError) || err.status === 404) throw err;
       await renderAccount(signed, req, res, err.status, { kind: 'error', text: err.message });
     }
+  });
+
+  router.post('/portal/invitations/:id/revoke', template, async (req, res) => {
+    const signed = await signedForm(req, res, 'admin');
+    if (!signed) return;
+    await portal.revokeInvitation(tenantScope(signed.session.tenant_id), String(req.params.id));
+    res.redirect(303, '/portal/account');
   });
 
   router.post('/portal/sign-out', template, async (req, res) => {

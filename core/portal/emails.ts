@@ -8,13 +8,22 @@ interface Template {
   paragraphs: string[];
 }
 
-type Kind = 'invite' | 'reset' | 'leaked_key';
+/** `invite_taken`: the invitation of an address that already has an account (it cannot be accepted with it). */
+type Kind = 'invite' | 'invite_taken' | 'reset' | 'leaked_key';
 
 const TEMPLATES: Record<Language, Record<Kind, Template>> = {
   en: {
     invite: {
       subject: 'Set your Lore password',
       paragraphs: ['You have been given access to {tenant} on Lore.', 'Choose your password here: {link}', 'This link works once and expires in {hours} hours.'],
+    },
+    invite_taken: {
+      subject: 'Your invitation to {tenant} on Lore',
+      paragraphs: [
+        '{tenant} has invited this address to Lore.',
+        'This address already belongs to a Lore account, and an address can belong to one account only, so it cannot join {tenant}. To join, ask an admin of {tenant} to invite another address of yours.',
+        'Your account stays as it is; sign in to it here: {link}',
+      ],
     },
     reset: {
       subject: 'Reset your Lore password',
@@ -37,6 +46,14 @@ const TEMPLATES: Record<Language, Record<Kind, Template>> = {
       subject: 'Stel uw Lore-wachtwoord in',
       paragraphs: ['U hebt toegang gekregen tot {tenant} op Lore.', 'Kies hier uw wachtwoord: {link}', 'Deze link werkt één keer en verloopt over {hours} uur.'],
     },
+    invite_taken: {
+      subject: 'Uw uitnodiging voor {tenant} op Lore',
+      paragraphs: [
+        '{tenant} heeft dit adres uitgenodigd op Lore.',
+        'Dit adres hoort al bij een Lore-account, en een adres kan maar bij één account horen; daarom kan het niet bij {tenant} komen. Vraag daarvoor een beheerder van {tenant} om een ander adres van u uit te nodigen.',
+        'Uw account blijft zoals het is; u meldt zich hier aan: {link}',
+      ],
+    },
     reset: {
       subject: 'Uw Lore-wachtwoord opnieuw instellen',
       paragraphs: [
@@ -57,6 +74,14 @@ const TEMPLATES: Record<Language, Record<Kind, Template>> = {
     invite: {
       subject: 'Définissez votre mot de passe Lore',
       paragraphs: ['Vous avez reçu un accès à {tenant} sur Lore.', 'Choisissez votre mot de passe ici : {link}', 'Ce lien ne fonctionne qu’une fois et expire dans {hours} heures.'],
+    },
+    invite_taken: {
+      subject: 'Votre invitation à {tenant} sur Lore',
+      paragraphs: [
+        '{tenant} a invité cette adresse sur Lore.',
+        'Cette adresse appartient déjà à un compte Lore, et une adresse ne peut appartenir qu’à un seul compte ; elle ne peut donc pas rejoindre {tenant}. Pour le rejoindre, demandez à un administrateur de {tenant} d’inviter une autre de vos adresses.',
+        'Votre compte reste inchangé ; connectez-vous ici : {link}',
+      ],
     },
     reset: {
       subject: 'Réinitialisez votre mot de passe Lore',
@@ -79,6 +104,14 @@ const TEMPLATES: Record<Language, Record<Kind, Template>> = {
       subject: 'Legen Sie Ihr Lore-Passwort fest',
       paragraphs: ['Sie haben Zugang zu {tenant} bei Lore erhalten.', 'Wählen Sie hier Ihr Passwort: {link}', 'Dieser Link funktioniert einmal und läuft in {hours} Stunden ab.'],
     },
+    invite_taken: {
+      subject: 'Ihre Einladung zu {tenant} bei Lore',
+      paragraphs: [
+        '{tenant} hat diese Adresse zu Lore eingeladen.',
+        'Diese Adresse gehört bereits zu einem Lore-Konto, und eine Adresse kann nur zu einem Konto gehören; sie kann {tenant} daher nicht beitreten. Bitten Sie dazu einen Administrator von {tenant}, eine andere Adresse von Ihnen einzuladen.',
+        'Ihr Konto bleibt unverändert; hier melden Sie sich an: {link}',
+      ],
+    },
     reset: {
       subject: 'Setzen Sie Ihr Lore-Passwort zurück',
       paragraphs: [
@@ -99,6 +132,14 @@ const TEMPLATES: Record<Language, Record<Kind, Template>> = {
     invite: {
       subject: 'Establezca su contraseña de Lore',
       paragraphs: ['Se le ha dado acceso a {tenant} en Lore.', 'Elija su contraseña aquí: {link}', 'Este enlace funciona una sola vez y caduca en {hours} horas.'],
+    },
+    invite_taken: {
+      subject: 'Su invitación a {tenant} en Lore',
+      paragraphs: [
+        '{tenant} ha invitado a esta dirección a Lore.',
+        'Esta dirección ya pertenece a una cuenta de Lore, y una dirección solo puede pertenecer a una cuenta, así que no puede unirse a {tenant}. Para unirse, pida a un administrador de {tenant} que invite otra dirección suya.',
+        'Su cuenta no cambia; inicie sesión aquí: {link}',
+      ],
     },
     reset: {
       subject: 'Restablezca su contraseña de Lore',
@@ -121,6 +162,14 @@ const TEMPLATES: Record<Language, Record<Kind, Template>> = {
       subject: 'Imposta la tua password di Lore',
       paragraphs: ['Ti è stato dato accesso a {tenant} su Lore.', 'Scegli la tua password qui: {link}', 'Questo link funziona una sola volta e scade tra {hours} ore.'],
     },
+    invite_taken: {
+      subject: 'Il tuo invito a {tenant} su Lore',
+      paragraphs: [
+        '{tenant} ha invitato questo indirizzo su Lore.',
+        'Questo indirizzo appartiene già a un account Lore e un indirizzo può appartenere a un solo account, quindi non può unirsi a {tenant}. Per unirti, chiedi a un amministratore di {tenant} di invitare un altro tuo indirizzo.',
+        'Il tuo account resta invariato; accedi qui: {link}',
+      ],
+    },
     reset: {
       subject: 'Reimposta la tua password di Lore',
       paragraphs: [
@@ -142,6 +191,14 @@ const TEMPLATES: Record<Language, Record<Kind, Template>> = {
       subject: 'Задайте паролата си за Lore',
       paragraphs: ['Получихте достъп до {tenant} в Lore.', 'Изберете паролата си тук: {link}', 'Връзката работи веднъж и изтича след {hours} часа.'],
     },
+    invite_taken: {
+      subject: 'Вашата покана за {tenant} в Lore',
+      paragraphs: [
+        '{tenant} покани този адрес в Lore.',
+        'Този адрес вече принадлежи на акаунт в Lore, а един адрес може да принадлежи само на един акаунт, затова не може да се присъедини към {tenant}. За да се присъедините, помолете администратор на {tenant} да покани друг ваш адрес.',
+        'Акаунтът ви остава същият; влезте в него тук: {link}',
+      ],
+    },
     reset: {
       subject: 'Нулирайте паролата си за Lore',
       paragraphs: [
@@ -162,6 +219,14 @@ const TEMPLATES: Record<Language, Record<Kind, Template>> = {
     invite: {
       subject: 'Setați-vă parola Lore',
       paragraphs: ['Ați primit acces la {tenant} în Lore.', 'Alegeți-vă parola aici: {link}', 'Acest link funcționează o singură dată și expiră în {hours} ore.'],
+    },
+    invite_taken: {
+      subject: 'Invitația dumneavoastră la {tenant} în Lore',
+      paragraphs: [
+        '{tenant} a invitat această adresă în Lore.',
+        'Această adresă aparține deja unui cont Lore, iar o adresă poate aparține unui singur cont, așa că nu se poate alătura {tenant}. Pentru a vă alătura, cereți unui administrator al {tenant} să invite o altă adresă a dumneavoastră.',
+        'Contul dumneavoastră rămâne neschimbat; vă conectați aici: {link}',
+      ],
     },
     reset: {
       subject: 'Resetați-vă parola Lore',

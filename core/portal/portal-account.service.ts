@@ -5,13 +5,22 @@ import type { Role } from '../context.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError, errors } from '../errors.js';
 import type { MailMessage, Mailer } from '../ports/mailer.js';
-import type { DomainMetrics } from '../ports/metrics.js';
+import type { DomainMetrics, RateLimitScope } from '../ports/metrics.js';
 import type { RateLimitStore } from '../ports/rate-limit-store.js';
 import { type AttemptBudget, AttemptLimiter } from '../shared/attempt-limiter.js';
 import { isUuid } from '../shared/ids.js';
 import { type Scope, tenantScope } from '../shared/scope.js';
 import { composeMail } from './emails.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password.js';
+import {
+  type PortalInvitationRow,
+  type UsableInvitationRow,
+  deleteInvitation,
+  findUsableInvitation,
+  listInvitations,
+  takeInvitation,
+  upsertInvitation,
+} from './portal-invitation.repository.js';
 import {
   type PortalUserRow,
   type SessionRow,
@@ -39,21 +48,36 @@ export const RESET_LINK_SECONDS = 3600;
 export const RESET_MAILS_PER_HOUR = 3;
 /** Reset requests one address may make in an hour, across accounts. */
 export const RESET_REQUESTS_PER_IP_PER_HOUR = 10;
-/** A person added to a tenant has this long to set their first password. */
+/** Invitations one admin may send in an hour, and all the admins of a tenant together. */
+export const INVITATIONS_PER_USER_PER_HOUR = 10;
+export const INVITATIONS_PER_TENANT_PER_HOUR = 20;
+/** An invited person, and a tenant's first user, have this long to choose their first password. */
 export const INVITE_LINK_HOURS = 72;
+/** An address invited again within this time is e-mailed nothing more. */
+const INVITE_RESEND_SECONDS = 3600;
 
-/** A failed sign-in costs 10 points; the budgets allow 5 per minute, 10 per 15 minutes and 20 per hour for an address. */
+/**
+ * Failed sign-ins are throttled, not locked per account for anyone who knows its address (OWASP's
+ * authentication guidance): the counters that stop the right password too are keyed by account and
+ * client address together. A failure costs 10 points; each budget allows points / 10 failures.
+ */
 const FAILURE_COST = 10;
-const ACCOUNT_BUDGETS: Array<[points: number, windowSeconds: number]> = [
+/** One account from one client address: 5 failures a minute, 10 in 15 minutes, 20 an hour. */
+const ACCOUNT_AND_IP_BUDGETS: Array<[points: number, windowSeconds: number]> = [
   [50, 60],
   [100, 900],
   [200, 3600],
 ];
-/** From one IP address, across accounts: 30 failures a minute, 200 an hour. */
+/** One client address, across accounts: 30 failures a minute, 200 an hour. */
 const IP_BUDGETS: Array<[points: number, windowSeconds: number]> = [
   [300, 60],
   [2000, 3600],
 ];
+/**
+ * One account from every address together: 100 failures an hour, to slow guessing spread over many
+ * addresses. Using it up takes at least 5 addresses (each stops at 20 an hour).
+ */
+const ACCOUNT_BUDGETS: Array<[points: number, windowSeconds: number]> = [[1000, 3600]];
 
 const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -63,6 +87,25 @@ function digest(secret: string): string {
 
 function newSecret(): string {
   return randomBytes(32).toString('base64url');
+}
+
+function invalidLink(): AppError {
+  return errors.badRequest('invalid_link', 'This link has expired or has been used already; ask for a new one.');
+}
+
+/** The answer to the holder of an invitation whose address has an account: one address, one account. */
+function addressTaken(invitation: UsableInvitationRow): AppError {
+  return errors.conflict(
+    'email_in_use',
+    `${invitation.email} already has a Lore account, and an address can have only one. Sign in with that account; to join ${invitation.tenant_name}, ask its admin to invite another address of yours.`,
+  );
+}
+
+/** The hash of a password chosen through a link, once it passes the password rules (422 otherwise). */
+async function chosenPassword(password: string, email: string): Promise<string> {
+  const problem = passwordProblem(password, email);
+  if (problem) throw errors.invalid('password', problem);
+  return hashPassword(password);
 }
 
 export function normalizeEmail(email: string): string {
@@ -87,7 +130,7 @@ export interface StartedSession {
   user: PortalUserRow;
 }
 
-/** An account and its set-password link, made inside a transaction and e-mailed after it commits. */
+/** A tenant's first user and their set-password link, made inside a transaction and e-mailed after it commits. */
 export interface PendingInvitation {
   user: PortalUserRow;
   token: string;
@@ -131,8 +174,9 @@ export class PortalAccountService {
   }
 
   /**
-   * Adds a person with a role and a set-password link, in the caller's transaction; e-mail the link
-   * with `sendInvitation` after it commits. 409 email_in_use when the address has an account already.
+   * Adds a tenant's first user (the instance operator's action, when the tenant is made with an
+   * address) with a set-password link, in the caller's transaction; e-mail the link with
+   * `sendInvitation` after it commits. 409 email_in_use when the address has an account already.
    */
   async addUser(db: Queryable, scope: Scope, input: { email: string; role: Role; language?: string }, tenantName: string): Promise<PendingInvitation> {
     const user = await insertPortalUser(db, scope, { email: normalizeEmail(input.email), role: input.role, language: input.language ?? 'en' });
@@ -141,17 +185,55 @@ export class PortalAccountService {
     return { user, token, tenantName };
   }
 
-  /** Invites a person to the tenant (an admin's action) and e-mails them their link. */
-  async invite(scope: Scope, input: { email: string; role: Role; language?: string }, tenantName: string): Promise<PortalUserRow> {
-    const pending = await this.db.transaction((tx) => this.addUser(tx, scope, input, tenantName));
-    await this.sendInvitation(pending);
-    return pending.user;
+  /** E-mails a tenant's first user their link; a mail that cannot be sent is logged (they can ask for a reset). */
+  async sendInvitation({ user, token, tenantName }: PendingInvitation): Promise<string | undefined> {
+    return this.deliver(composeMail('invite', user.language, user.email, { link: this.passwordLink(token), tenant: tenantName, hours: String(INVITE_LINK_HOURS) }), user.tenant_id);
   }
 
-  /** E-mails an invitation; a mail that cannot be sent is logged (an admin can remove and invite again). */
-  async sendInvitation({ user, token, tenantName }: PendingInvitation): Promise<string | undefined> {
-    const link = `${this.baseUrl}/portal/password?token=${token}`;
-    return this.deliver(composeMail('invite', user.language, user.email, { link, tenant: tenantName, hours: String(INVITE_LINK_HOURS) }), user.tenant_id);
+  /**
+   * Invites an address to the tenant (an admin's action). The admin gets the same answer whether or
+   * not the address has an account, and the address is not claimed: the person's account is made only
+   * when they accept (`completeLink`). An address that has an account is e-mailed that it was invited
+   * but cannot join with it; one invited in the last hour is e-mailed nothing more. Only one of the
+   * tenant's own people, whom the admin sees listed anyway, is refused (409 email_in_use).
+   */
+  async invite(scope: Scope, inviterId: string, input: { email: string; role: Role; language?: string }, tenantName: string): Promise<PortalInvitationRow> {
+    // The person's limit first: one refused there leaves the tenant's budget to the other admins.
+    await this.limitPerHour(`portal:invite:user:${inviterId}`, INVITATIONS_PER_USER_PER_HOUR, 'portal_invitation', 'Too many invitations from you');
+    await this.limitPerHour(`portal:invite:tenant:${scope.tenantId}`, INVITATIONS_PER_TENANT_PER_HOUR, 'portal_invitation', 'Too many invitations from this tenant');
+    const email = normalizeEmail(input.email);
+    const account = await findUserForSignIn(this.db, email);
+    if (account?.tenant_id === scope.tenantId) throw errors.conflict('email_in_use', `${email} is already one of the people of ${tenantName}.`);
+    const token = newSecret();
+    const now = this.clock.now();
+    const { invitation, sent } = await upsertInvitation(this.db, scope, {
+      email,
+      role: input.role,
+      language: input.language ?? 'en',
+      tokenHash: digest(token),
+      invitedBy: inviterId,
+      now,
+      expiresAt: new Date(now.getTime() + INVITE_LINK_HOURS * 3600_000),
+      resendAfter: new Date(now.getTime() - INVITE_RESEND_SECONDS * 1000),
+    });
+    if (sent) {
+      const message = account
+        ? composeMail('invite_taken', account.language, email, { tenant: tenantName, link: `${this.baseUrl}/portal/sign-in` })
+        : composeMail('invite', invitation.language, email, { link: this.passwordLink(token), tenant: tenantName, hours: String(INVITE_LINK_HOURS) });
+      await this.deliver(message, scope.tenantId);
+    }
+    return invitation;
+  }
+
+  /** The tenant's open invitations, each marked when its link has expired. */
+  async invitations(scope: Scope): Promise<Array<PortalInvitationRow & { expired: boolean }>> {
+    const now = this.clock.now();
+    return (await listInvitations(this.db, scope)).map((i) => ({ ...i, expired: i.expires_at <= now }));
+  }
+
+  /** Withdraws an invitation: its link stops working. */
+  async revokeInvitation(scope: Scope, id: string): Promise<void> {
+    if (!isUuid(id) || !(await deleteInvitation(this.db, scope, id))) throw errors.notFound('invitation');
   }
 
   /** Removes a person (their sessions end with them); the last admin cannot be removed. */
@@ -167,26 +249,42 @@ export class PortalAccountService {
     });
   }
 
+  /** Counts a request in the shared rate-limit store; beyond `limit` in the hour, 429 with Retry-After. */
+  private async limitPerHour(key: string, limit: number, scope: RateLimitScope, what: string): Promise<void> {
+    const decision = await this.rateLimits.consume(key, limit, 3600);
+    if (decision.allowed) return;
+    this.metrics.rateLimited(scope);
+    throw new AppError(429, 'rate_limit_exceeded', `${what}; retry after ${decision.resetSeconds} s.`, {}, { 'Retry-After': String(decision.resetSeconds) });
+  }
+
   // Signing in and out
 
-  private signInBudgets(email: string, ip: string): AttemptBudget[] {
-    const account = createHash('sha256').update(email).digest('base64url').slice(0, 22);
+  /**
+   * The counters of a sign-in, in the order they are checked: one refused at its own address takes
+   * nothing more from the account's. The account's carry when its password was last set, so a
+   * completed reset starts them afresh at every address.
+   */
+  private signInBudgets(email: string, passwordChangedAt: Date | null | undefined, ip: string): AttemptBudget[] {
+    const account = createHash('sha256').update(`${email}\n${passwordChangedAt?.getTime() ?? ''}`).digest('base64url').slice(0, 22);
+    const budgets = (prefix: string, list: Array<[number, number]>) => list.map(([points, windowSeconds]) => ({ key: `${prefix}:${windowSeconds}`, points, windowSeconds }));
     return [
-      ...ACCOUNT_BUDGETS.map(([points, windowSeconds]) => ({ key: `portal:login:account:${account}:${windowSeconds}`, points, windowSeconds })),
-      ...IP_BUDGETS.map(([points, windowSeconds]) => ({ key: `portal:login:ip:${ip}:${windowSeconds}`, points, windowSeconds })),
+      ...budgets(`portal:login:account-ip:${account}:${ip}`, ACCOUNT_AND_IP_BUDGETS),
+      ...budgets(`portal:login:ip:${ip}`, IP_BUDGETS),
+      ...budgets(`portal:login:account:${account}`, ACCOUNT_BUDGETS),
     ];
   }
 
   /**
    * Checks an address and password and starts a session. An unknown address, a person who has not
    * set a password yet and a wrong password get the same 401 after the same work (a password hash is
-   * checked in every case). Failures are limited per address and per IP with growing delays.
+   * checked in every case). Failures are limited per account at one client address with growing
+   * delays, per client address, and (far more loosely) per account.
    */
   async signIn(emailInput: string, password: string, ip: string, language: string | undefined): Promise<StartedSession> {
     const email = normalizeEmail(emailInput);
-    const budgets = this.signInBudgets(email, ip);
-    await this.attempts.admit(budgets, 'Too many failed sign-in attempts');
     const user = await findUserForSignIn(this.db, email);
+    const budgets = this.signInBudgets(email, user?.password_changed_at, ip);
+    await this.attempts.admit(budgets, 'Too many failed sign-in attempts');
     const valid = await verifyPassword(password, user?.password_hash ?? null);
     if (!user || !valid) {
       await this.attempts.fail(budgets);
@@ -241,11 +339,7 @@ export class PortalAccountService {
    * either way (the page shows the same message); only an address sending too many requests gets 429.
    */
   async requestReset(emailInput: string, ip: string): Promise<void> {
-    const perIp = await this.rateLimits.consume(`portal:reset:ip:${ip}`, RESET_REQUESTS_PER_IP_PER_HOUR, 3600);
-    if (!perIp.allowed) {
-      this.metrics.rateLimited('portal_password_reset');
-      throw new AppError(429, 'rate_limit_exceeded', `Too many reset requests; retry after ${perIp.resetSeconds} s.`, {}, { 'Retry-After': String(perIp.resetSeconds) });
-    }
+    await this.limitPerHour(`portal:reset:ip:${ip}`, RESET_REQUESTS_PER_IP_PER_HOUR, 'portal_password_reset', 'Too many reset requests');
     const user = await findUserForSignIn(this.db, normalizeEmail(emailInput));
     if (!user) return;
     const scope = tenantScope(user.tenant_id);
@@ -260,36 +354,67 @@ export class PortalAccountService {
       this.log.info({ tenantId: user.tenant_id, userId: user.id }, 'password reset not e-mailed: 3 already went out this hour');
       return;
     }
-    const link = `${this.baseUrl}/portal/password?token=${token}`;
-    await this.deliver(composeMail('reset', user.language, user.email, { link }), user.tenant_id);
+    await this.deliver(composeMail('reset', user.language, user.email, { link: this.passwordLink(token) }), user.tenant_id);
   }
 
-  /** Whether a link can still be used (the page asks before showing its form). */
-  async linkIsUsable(token: string): Promise<{ email: string; purpose: 'reset' | 'invite' } | undefined> {
+  private passwordLink(token: string): string {
+    return `${this.baseUrl}/portal/password?token=${token}`;
+  }
+
+  /**
+   * Whether a link can still be used (the page asks before showing its form), and for an invitation
+   * whose address has had an account made since, why it cannot be accepted (its holder owns the
+   * address: telling them is no leak).
+   */
+  async linkIsUsable(token: string): Promise<{ email: string; refusal?: AppError } | undefined> {
     if (!SECRET_PATTERN.test(token)) return undefined;
-    return findUsablePasswordLink(this.db, digest(token), this.clock.now());
+    const now = this.clock.now();
+    const link = await findUsablePasswordLink(this.db, digest(token), now);
+    if (link) return { email: link.email };
+    const invitation = await findUsableInvitation(this.db, digest(token), now);
+    if (!invitation) return undefined;
+    const taken = await findUserForSignIn(this.db, invitation.email);
+    return { email: invitation.email, ...(taken && { refusal: addressTaken(invitation) }) };
   }
 
   /**
    * Sets a password through a link: once, within its lifetime. Every session of the person ends
    * (spec §5: a completed reset signs them out everywhere); API keys and OAuth clients are untouched.
+   * An invitation's link makes the person's account.
    */
   async completeLink(token: string, password: string): Promise<{ email: string }> {
-    const invalid = errors.badRequest('invalid_link', 'This link has expired or has been used already; ask for a new one.');
-    if (!SECRET_PATTERN.test(token)) throw invalid;
-    const link = await findUsablePasswordLink(this.db, digest(token), this.clock.now());
-    if (!link) throw invalid;
-    const problem = passwordProblem(password, link.email);
-    if (problem) throw errors.invalid('password', problem);
-    const hash = await hashPassword(password);
+    if (!SECRET_PATTERN.test(token)) throw invalidLink();
+    const tokenHash = digest(token);
+    const link = await findUsablePasswordLink(this.db, tokenHash, this.clock.now());
+    if (!link) return this.acceptInvitation(tokenHash, password);
+    const hash = await chosenPassword(password, link.email);
     const scope = tenantScope(link.tenant_id);
     await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      if (!(await consumePasswordLinks(tx, scope, link.user_id, digest(token), now))) throw invalid;
+      if (!(await consumePasswordLinks(tx, scope, link.user_id, tokenHash, now))) throw invalidLink();
       await setPortalPassword(tx, scope, link.user_id, hash, now);
       await deleteUserSessions(tx, scope, link.user_id);
     });
     return { email: link.email };
+  }
+
+  /**
+   * Accepts an invitation: the person's account is made now, with the password they chose, in the
+   * tenant and role they were invited to. When the address has had an account made since, nothing is
+   * made and the invitation stays (409 email_in_use, to the holder of the link).
+   */
+  private async acceptInvitation(tokenHash: string, password: string): Promise<{ email: string }> {
+    const invitation = await findUsableInvitation(this.db, tokenHash, this.clock.now());
+    if (!invitation) throw invalidLink();
+    const hash = await chosenPassword(password, invitation.email);
+    const scope = tenantScope(invitation.tenant_id);
+    await this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      if (!(await takeInvitation(tx, scope, invitation.id, tokenHash, now))) throw invalidLink();
+      const { email, role, language } = invitation;
+      if (!(await insertPortalUser(tx, scope, { email, role, language, password: { hash, now } }))) throw addressTaken(invitation);
+    });
+    return { email: invitation.email };
   }
 
   /** Sends a message and answers where it went; one that cannot be sent is logged, and answers undefined. */

@@ -17,16 +17,20 @@ export interface PortalUserRow {
 
 const USER_COLUMNS = 'u.id, u.tenant_id, u.email, u.role, u.language, u.created_at, u.password_changed_at, u.password_hash IS NOT NULL AS has_password';
 
-/** Adds a person to a tenant; undefined when the address already has an account (on any tenant). */
+/**
+ * Adds a person to a tenant, with their password when they chose it already (accepting an
+ * invitation); undefined when the address already has an account (on any tenant).
+ */
 export async function insertPortalUser(
   db: Queryable,
   scope: Scope,
-  user: { email: string; role: Role; language: string },
+  user: { email: string; role: Role; language: string; password?: { hash: string; now: Date } },
 ): Promise<PortalUserRow | undefined> {
   const { rows } = await db.query<PortalUserRow>(
-    `INSERT INTO portal_users AS u (tenant_id, email, role, language) VALUES ($1, $2, $3, $4)
+    `INSERT INTO portal_users AS u (tenant_id, email, role, language, password_hash, password_changed_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, coalesce($6, now()))
      ON CONFLICT (email) DO NOTHING RETURNING ${USER_COLUMNS}`,
-    [scope.tenantId, user.email, user.role, user.language],
+    [scope.tenantId, user.email, user.role, user.language, user.password?.hash ?? null, user.password?.now ?? null],
   );
   return rows[0];
 }

@@ -28,6 +28,8 @@ export type RateLimitScope =
   | 'portal_sign_in'
   /** Portal password-reset requests per client address. */
   | 'portal_password_reset'
+  /** Portal invitations per inviting person and per tenant. */
+  | 'portal_invitation'
   /** Open MCP SSE sessions per OAuth client. */
   | 'mcp_sse_sessions';
 

@@ -59,7 +59,7 @@ const LABEL_VALUES: Record<string, readonly string[]> = {
   source: ['text', 'upload', 'corpus'],
   type: ['ingestion', 'transcription', 'report_generation', 'corpus_ingestion', 'billing_period', 'callback_delivery'],
   outcome: ['completed', 'failed', 'retry', 'lease_lost', 'translated', 'delivered', 'blocked'],
-  scope: ['ip', 'key_query', 'key_documents', 'tenant_query', 'sub_tenant_query', 'user_query', 'oauth_authentication', 'portal_sign_in', 'portal_password_reset', 'mcp_sse_sessions'],
+  scope: ['ip', 'key_query', 'key_documents', 'tenant_query', 'sub_tenant_query', 'user_query', 'oauth_authentication', 'portal_sign_in', 'portal_password_reset', 'portal_invitation', 'mcp_sse_sessions'],
   engine: ['apertium', 'libretranslate', 'deepl'],
   reason: ['unavailable', 'failed'],
   le: [],

@@ -4,7 +4,7 @@ import { TEST_ADMIN_TOKEN, type TestApp, client, startTestApp } from '../support
 import { OffsetClock } from '../support/clock.js';
 import { testDatabases } from '../support/databases.js';
 import { unzip } from '../support/zip.js';
-import { PortalVisitor } from '../support/portal.js';
+import { PortalVisitor, receivedMails, tenantWithPortalUser } from '../support/portal.js';
 import { type ReceivedMail, portalLink, startSmtpServer } from '../support/smtp.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -33,29 +33,8 @@ for (const database of testDatabases()) {
     });
 
     const mailsTo = (email: string): ReceivedMail[] => smtp.mails.filter((m) => m.to.includes(email));
-    const waitForMails = async (email: string, n: number): Promise<ReceivedMail[]> => {
-      for (let i = 0; i < 100 && mailsTo(email).length < n; i++) await new Promise((r) => setTimeout(r, 20));
-      return mailsTo(email);
-    };
-
-    /** A tenant whose e-mail address becomes its first portal user, with a password set through the e-mailed link. */
-    async function tenantWithUser(plan = 'standard'): Promise<{ id: string; key: string; email: string; visitor: PortalVisitor }> {
-      const email = `owner-${randomUUID()}@example.test`;
-      const res = await client(app.url, TEST_ADMIN_TOKEN)('POST', '/internal/v1/tenants', { name: `Portal ${plan}`, plan, email });
-      assert.equal(res.status, 201);
-      assert.equal(res.body.portal_invitation.email, email);
-      assert.match(res.body.portal_invitation.delivered_to, /^smtp /);
-      const [invite] = await waitForMails(email, 1);
-      const visitor = new PortalVisitor(app.url);
-      const form = await visitor.page(portalLink(invite!));
-      assert.equal(form.status, 200);
-      const set = await visitor.request('POST', '/portal/password', {
-        form: { _form: PortalVisitor.field(form.html, '_form'), token: PortalVisitor.field(form.html, 'token'), password: PASSWORD, confirm: PASSWORD },
-      });
-      assert.equal(set.status, 303);
-      assert.equal((await visitor.signIn(email, PASSWORD)).status, 303);
-      return { id: res.body.id as string, key: res.body.api_key as string, email, visitor };
-    }
+    const waitForMails = (email: string, n: number): Promise<ReceivedMail[]> => receivedMails(smtp.mails, email, n);
+    const tenantWithUser = (plan = 'standard') => tenantWithPortalUser(app.url, smtp.mails, PASSWORD, { plan });
 
     it('invites the tenant e-mail as its first admin, in a mail with text and HTML parts; the link sets a password once', async () => {
       const email = `first-${randomUUID()}@example.test`;
@@ -133,7 +112,7 @@ for (const database of testDatabases()) {
       assert.equal((await visitor.page('/portal/overview')).location, '/portal/sign-in', 'the old session id no longer works');
     });
 
-    it('answers an unknown address and a wrong password alike, and limits failed sign-ins per account with growing delays', async () => {
+    it('answers an unknown address and a wrong password alike, and limits failed sign-ins per account and client address', async () => {
       const { email } = await tenantWithUser();
       const visitor = new PortalVisitor(app.url);
       const unknown = await visitor.signIn(`nobody-${randomUUID()}@example.test`, PASSWORD);
@@ -143,7 +122,7 @@ for (const database of testDatabases()) {
       const text = (html: string) => html.replace(/name="(_form|email)" [^>]*>/g, '');
       assert.equal(text(await unknown.text()), text(await wrong.text()));
       for (let i = 0; i < 4; i++) assert.equal((await visitor.signIn(email, `wrong ${i}`)).status, 401);
-      // Five failures in a minute: the account waits, even with the right password.
+      // Five failures in a minute: the account waits at this address, even with the right password.
       const limited = await visitor.signIn(email, PASSWORD);
       assert.equal(limited.status, 429);
       assert.ok(Number(limited.headers.get('retry-after')) > 0);
@@ -261,16 +240,13 @@ for (const database of testDatabases()) {
       const invited = await admin.request('POST', '/portal/people', { form: { _csrf: await admin.csrfToken(), email: readerEmail, role: 'read' } });
       assert.equal(invited.status, 201);
       const reader = new PortalVisitor(app.url);
-      const form = await reader.page(portalLink((await waitForMails(readerEmail, 1))[0]!));
-      await reader.request('POST', '/portal/password', {
-        form: { _form: PortalVisitor.field(form.html, '_form'), token: PortalVisitor.field(form.html, 'token'), password: PASSWORD, confirm: PASSWORD },
-      });
+      assert.equal((await reader.choosePassword(portalLink((await waitForMails(readerEmail, 1))[0]!), PASSWORD)).status, 303);
       assert.equal((await reader.signIn(readerEmail, PASSWORD)).status, 303);
       assert.equal((await reader.api('POST', '/v1/auth/keys', { name: 'x', role: 'read' })).status, 403);
       assert.equal((await reader.api('GET', '/v1/knowledge-bases')).status, 200);
       assert.match((await reader.page('/portal/keys')).html, /Your role \(read\) cannot manage API keys/);
       assert.equal((await reader.request('POST', '/portal/people', { form: { _csrf: await reader.csrfToken(), email: 'a@b.test', role: 'admin' } })).status, 403);
-      // An address that has an account already cannot be invited again.
+      // One of the tenant's own people cannot be invited again (the admin sees them listed anyway).
       const twice = await admin.request('POST', '/portal/people', { form: { _csrf: await admin.csrfToken(), email: readerEmail, role: 'read' } });
       assert.equal(twice.status, 409);
       // Removing the reader ends their sessions.

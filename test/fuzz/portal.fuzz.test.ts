@@ -13,6 +13,7 @@ const TARGETS = [
   '/portal/password',
   '/portal/people',
   '/portal/people/{user}/remove',
+  '/portal/invitations/{user}/revoke',
   '/portal/sign-out',
   '/portal/sign-out-everywhere',
   '/portal/needs-javascript',

@@ -1,3 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import assert from 'node:assert/strict';
+import { TEST_ADMIN_TOKEN, client } from './app.js';
+import { type ReceivedMail, portalLink } from './smtp.js';
+
 /**
  * A person using the portal over HTTP without a browser: keeps cookies as a browser would, posts
  * the forms with their hidden tokens, and calls the REST API with the session and its CSRF token.
@@ -7,10 +12,14 @@ export class PortalVisitor {
   /** Every Set-Cookie header received, for checking the flags. */
   readonly setCookies: string[] = [];
 
-  constructor(readonly baseUrl: string) {}
+  /** `headers` go with every request (X-Forwarded-For: a visitor at another client address, behind a trusted proxy). */
+  constructor(
+    readonly baseUrl: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
 
   async request(method: string, path: string, options: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
-    const headers: Record<string, string> = { ...options.headers };
+    const headers: Record<string, string> = { ...this.headers, ...options.headers };
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (cookie) headers.cookie = cookie;
     let body: string | undefined;
@@ -57,6 +66,12 @@ export class PortalVisitor {
     return this.postForm('/portal/sign-in', '/portal/sign-in', { email, password });
   }
 
+  /** Follows an e-mailed set-password or invitation link and chooses the password. */
+  async choosePassword(link: string, password: string): Promise<Response> {
+    const { html } = await this.page(link);
+    return this.request('POST', '/portal/password', { form: { _form: PortalVisitor.field(html, '_form'), token: PortalVisitor.field(html, 'token'), password, confirm: password } });
+  }
+
   /** The session's CSRF token, from a signed-in page. */
   async csrfToken(): Promise<string> {
     const { html } = await this.page('/portal/overview');
@@ -70,4 +85,34 @@ export class PortalVisitor {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   }
+}
+
+/** The mails to an address, once at least `n` have arrived (or after 2 s, whatever arrived). */
+export async function receivedMails(mails: ReceivedMail[], email: string, n: number): Promise<ReceivedMail[]> {
+  const to = () => mails.filter((m) => m.to.includes(email));
+  for (let i = 0; i < 100 && to().length < n; i++) await new Promise((r) => setTimeout(r, 20));
+  return to();
+}
+
+/**
+ * A tenant created through the admin API with an e-mail address, which becomes its first portal user:
+ * the e-mailed link sets their password, and they sign in.
+ */
+export async function tenantWithPortalUser(
+  url: string,
+  mails: ReceivedMail[],
+  password: string,
+  options: { plan?: string; name?: string; visitor?: PortalVisitor } = {},
+): Promise<{ id: string; key: string; email: string; name: string; visitor: PortalVisitor }> {
+  const { plan = 'standard', name = `Portal ${plan}` } = options;
+  const email = `owner-${randomUUID()}@example.test`;
+  const res = await client(url, TEST_ADMIN_TOKEN)('POST', '/internal/v1/tenants', { name, plan, email });
+  assert.equal(res.status, 201);
+  assert.equal(res.body.portal_invitation.email, email);
+  assert.match(res.body.portal_invitation.delivered_to, /^smtp /);
+  const [invite] = await receivedMails(mails, email, 1);
+  const visitor = options.visitor ?? new PortalVisitor(url);
+  assert.equal((await visitor.choosePassword(portalLink(invite!), password)).status, 303);
+  assert.equal((await visitor.signIn(email, password)).status, 303);
+  return { id: res.body.id as string, key: res.body.api_key as string, email, name, visitor };
 }
