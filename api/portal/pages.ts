@@ -40,6 +40,7 @@ export function page(title: string, body: Html, options: { viewer?: Viewer; sect
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${viewer ? html`<meta name="csrf-token" content="${viewer.csrfToken}">` : ''}
 <title>${title} · Lore</title>
+<link rel="icon" href="/portal/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/portal/assets/portal.css">
 <script src="/portal/assets/portal.js" defer></script>
 </head>
