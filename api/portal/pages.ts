@@ -213,14 +213,15 @@ ${apiForm(
   html`<div class="inline"><div><label for="key-name">Name</label><input id="key-name" name="name" required maxlength="200"></div>
 <div><label for="key-role">Role</label><select id="key-role" name="role">${ROLES.map((r) => html`<option value="${r}"${r === 'read' ? new Html(' selected') : ''}>${r}</option>`)}</select></div>
 <button type="submit">Create key</button></div><output></output>`,
-  { then: 'key' },
+  { then: 'key', refresh: 'keys' },
 )}</section>
 <h2>Active keys</h2>
-<div class="table-wrap"><table><thead><tr><th>Name</th><th>Role</th><th>Key</th><th class="hide-small">Created</th><th>Last used</th><th></th></tr></thead><tbody>
+<div class="table-wrap" id="keys"><table><thead><tr><th>Name</th><th>Role</th><th>Key</th><th class="hide-small">Created</th><th>Last used</th><th></th></tr></thead><tbody>
 ${(keys ?? []).map(
   (k) => html`<tr><td>${k.name}</td><td>${k.role}</td><td><code>…${k.key_hint}</code></td><td class="hide-small">${when(k.created_at)}</td><td>${k.last_used_at ? when(k.last_used_at) : 'never'}</td>
 <td>${apiForm('DELETE /v1/auth/keys/{id}', html`<input type="hidden" name="id" value="${k.id}"><button class="danger" type="submit" aria-label="Revoke ${k.name}">Revoke</button>`, {
     confirm: `Revoke the key "${k.name}"? Requests with it stop working at once.`,
+    refresh: 'keys',
   })}</td></tr>`,
 )}
 </tbody></table></div>`,
@@ -285,7 +286,7 @@ ${apiForm(
 <label for="file">File</label><input id="file" name="file" type="file" accept=".txt,.md,.pdf,text/plain,application/pdf" required>
 <label for="title">Title (optional; the file name otherwise)</label><input id="title" name="title" maxlength="500">
 <button type="submit">Upload</button>`,
-  { multipart: '', then: 'job' },
+  { multipart: '', then: 'job', refresh: 'documents' },
 )}</section>`
   : ''}
 <section class="card"><h2>Search</h2>
@@ -296,17 +297,18 @@ ${apiForm(
   { then: 'results' },
 )}</section>
 <h2>Documents</h2>
-<div class="table-wrap"><table><thead><tr><th>Title</th><th>Status</th><th class="hide-small">Language</th><th>Chunks</th><th class="hide-small">Size</th>${canWrite ? html`<th></th>` : ''}</tr></thead><tbody>
+<div id="documents"><div class="table-wrap"><table><thead><tr><th>Title</th><th>Status</th><th class="hide-small">Language</th><th>Chunks</th><th class="hide-small">Size</th>${canWrite ? html`<th></th>` : ''}</tr></thead><tbody>
 ${documents.map(
   (d) => html`<tr><td>${d.title}</td><td>${d.status}</td><td class="hide-small">${d.language ?? '—'}</td><td>${d.chunk_count}</td><td class="hide-small">${bytes(d.content_bytes)}</td>
 ${canWrite
   ? html`<td>${apiForm('DELETE /v1/documents/{id}', html`<input type="hidden" name="id" value="${d.id}"><button class="danger" type="submit" aria-label="Delete ${d.title}">Delete</button>`, {
       confirm: `Delete "${d.title}" and its chunks?`,
+      refresh: 'documents',
     })}</td>`
   : ''}</tr>`,
 )}
 </tbody></table></div>
-${documents.length ? '' : html`<p class="muted">No documents yet.</p>`}`,
+${documents.length ? '' : html`<p class="muted">No documents yet.</p>`}</div>`,
     { viewer, section: 'knowledge-bases' },
   );
 }

@@ -1,11 +1,17 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
-import { type TestApp, startTestApp } from '../support/app.js';
+import { TEST_ADMIN_TOKEN, type TestApp, client, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
-import { startSmtpServer } from '../support/smtp.js';
+import { pollUntil } from '../support/poll.js';
+import { PortalVisitor } from '../support/portal.js';
+import { portalLink, startSmtpServer } from '../support/smtp.js';
 
 /** Debian's Chromium (.ci/run installs it); nothing downloads a browser. */
 const CHROMIUM = '/usr/bin/chromium';
+const PASSWORD = 'a long and private passphrase';
+/** How long a page has to show what it should: ample on a busy machine, short enough that a page that never will fails soon. */
+const SHOWN = { timeout: 15_000 };
 
 const [database] = testDatabases();
 
@@ -34,6 +40,14 @@ describe("the web portal in Chromium: a newcomer's first hour", function () {
     await smtp?.close();
   });
 
+  /** A person invited by e-mail, with a password chosen through the link. */
+  async function withPassword(email: string): Promise<PortalVisitor> {
+    const mail = await pollUntil(`the invitation to ${email}`, () => smtp.mails.find((m) => m.to.includes(email)));
+    const visitor = new PortalVisitor(app.url);
+    assert.equal((await visitor.choosePassword(portalLink(mail), PASSWORD)).status, 303);
+    return visitor;
+  }
+
   /** A browser page; what it logs as an error (a resource that failed to load among them) or throws is collected. */
   async function newPage(from = browser): Promise<{ page: Page; context: BrowserContext; errors: string[] }> {
     const context = await from.newContext();
@@ -46,6 +60,83 @@ describe("the web portal in Chromium: a newcomer's first hour", function () {
     page.on('pageerror', (error) => errors.push(error.message));
     return { page, context, errors };
   }
+
+  /** A new tenant's first admin, signed in (over HTTP: the sign-in page has its own suite), in a browser of their own. */
+  async function signedIn() {
+    const email = `owner-${randomUUID()}@example.test`;
+    const created = await client(app.url, TEST_ADMIN_TOKEN)('POST', '/internal/v1/tenants', { name: 'Northwind', plan: 'standard', email });
+    assert.equal(created.status, 201);
+    const visitor = await withPassword(email);
+    assert.equal((await visitor.signIn(email, PASSWORD)).status, 303);
+    const opened = await newPage();
+    await opened.context.addCookies([...visitor.cookies].map(([name, value]) => ({ name, value, url: base })));
+    return { ...opened, tenant: { id: created.body.id as string, key: created.body.api_key as string, email } };
+  }
+
+  /** Counts the page's loads from now on: a list updated in place loads nothing. */
+  function loadsOf(page: Page): () => number {
+    let loads = 0;
+    page.on('load', () => loads++);
+    return () => loads;
+  }
+
+  it('lists a new key under "Active keys" at once, and keeps its one-time secret shown when another key is revoked', async () => {
+    const { page, tenant, errors } = await signedIn();
+    const [first] = (await client(app.url, tenant.key)('GET', '/v1/auth/keys')).body as Array<{ name: string }>;
+    await page.goto(`${base}/portal/keys`);
+    const loads = loadsOf(page);
+    page.on('dialog', (dialog) => void dialog.accept());
+
+    await page.getByLabel('Name').fill('Deploy bot');
+    await page.getByLabel('Role').selectOption('write');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.locator('output code').innerText(SHOWN);
+    assert.match(secret, /^lore_[A-Za-z0-9_-]{43}$/);
+    await page.getByRole('cell', { name: 'Deploy bot', exact: true }).waitFor(SHOWN);
+    assert.match(await page.locator('table').innerText(), /Deploy bot\s+write\s+…/);
+
+    // The list it refreshed works: the tenant's first key is revoked from it, and the secret stays.
+    await page.getByRole('button', { name: `Revoke ${first!.name}` }).click();
+    await page.getByRole('button', { name: `Revoke ${first!.name}` }).waitFor({ state: 'detached', ...SHOWN });
+    assert.equal((await client(app.url, tenant.key)('GET', '/v1/knowledge-bases')).status, 401);
+    assert.equal((await client(app.url, secret)('GET', '/v1/knowledge-bases')).status, 200);
+    assert.equal(await page.locator('output code').innerText(), secret);
+    assert.equal(loads(), 0, 'the page was reloaded');
+    assert.deepEqual(errors, []);
+  });
+
+  it("updates the documents in place when an upload's job finishes: its message and a search being typed stay", async () => {
+    const { page, tenant, errors } = await signedIn();
+    const kb = await client(app.url, tenant.key)('POST', '/v1/knowledge-bases', { name: 'Handbook' });
+    await page.goto(`${base}/portal/knowledge-bases/${kb.body.id}`);
+    const loads = loadsOf(page);
+    page.on('dialog', (dialog) => void dialog.accept());
+
+    await page.getByLabel('Query').fill('which entrance does the badge open');
+    await page.getByLabel('File', { exact: true }).setInputFiles({
+      name: 'onboarding.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('New colleagues receive a laptop and a badge on their first day. The badge opens the north entrance of the warehouse.'),
+    });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByText('Done: the document is searchable.').waitFor({ timeout: 60_000 });
+    await page.locator('tr', { hasText: 'onboarding' }).filter({ hasText: 'ready' }).waitFor(SHOWN);
+    assert.match(await page.locator('table').innerText(), /onboarding\s+ready\s+en\s+1/);
+    assert.ok(await page.getByText('Done: the document is searchable.').isVisible(), 'the message stays');
+    assert.equal(await page.getByLabel('Query').inputValue(), 'which entrance does the badge open');
+
+    // What was typed is searched in the document that has just arrived.
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('ol.results li').first().waitFor(SHOWN);
+    assert.match(await page.locator('ol.results').innerText(), /north entrance/);
+
+    // Deleting it updates the list in place too.
+    await page.getByRole('button', { name: 'Delete onboarding' }).click();
+    await page.getByText('No documents yet.').waitFor(SHOWN);
+    assert.match(await page.locator('ol.results').innerText(), /north entrance/, 'the results stay');
+    assert.equal(loads(), 0, 'the page was reloaded');
+    assert.deepEqual(errors, []);
+  });
 
   it('names an icon on every page and answers /favicon.ico with one, so the browser logs no 404', async () => {
     // A browser of its own: Chromium asks a host for a missing icon once, and other tests may have made it ask already.
