@@ -436,7 +436,7 @@ ${admin
 <div class="table-wrap"><table><thead><tr><th>E-mail</th><th>Role</th><th>Password set</th><th></th></tr></thead><tbody>
 ${(data.users ?? []).map(
   (u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.has_password ? 'yes' : 'invited'}</td><td>
-<form method="post" action="/portal/people/${u.id}/remove"><input type="hidden" name="_csrf" value="${viewer.csrfToken}"><button class="danger" type="submit" aria-label="Remove ${u.email}">Remove</button></form></td></tr>`,
+<form method="post" action="/portal/people/${u.id}/remove" data-confirm="Remove ${u.email} from ${viewer.tenantName}? They can no longer sign in to its portal."><input type="hidden" name="_csrf" value="${viewer.csrfToken}"><button class="danger" type="submit" aria-label="Remove ${u.email}">Remove</button></form></td></tr>`,
 )}
 </tbody></table></div>
 <h3>Invite someone</h3>

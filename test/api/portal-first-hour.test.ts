@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { tenantScope } from '../../core/shared/scope.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
 import { pollUntil } from '../support/poll.js';
@@ -136,6 +137,32 @@ describe("the web portal in Chromium: a newcomer's first hour", function () {
     assert.match(await page.locator('ol.results').innerText(), /north entrance/, 'the results stay');
     assert.equal(loads(), 0, 'the page was reloaded');
     assert.deepEqual(errors, []);
+  });
+
+  it('asks before removing a person, as before every other destructive action', async () => {
+    const { page, tenant } = await signedIn();
+    const colleague = `colleague-${randomUUID()}@example.test`;
+    await app.services.portal.invite(tenantScope(tenant.id), { email: colleague, role: 'read' }, 'Northwind');
+    await withPassword(colleague);
+    const listed = async () => (await app.db.query('SELECT 1 FROM portal_users WHERE email = $1', [colleague])).rows.length === 1;
+    await page.goto(`${base}/portal/account`);
+    const asked: string[] = [];
+    let answer = false;
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void (answer ? dialog.accept() : dialog.dismiss());
+    });
+    const remove = page.getByRole('button', { name: `Remove ${colleague}` });
+
+    await remove.click();
+    assert.deepEqual(asked, [`Remove ${colleague} from Northwind? They can no longer sign in to its portal.`]);
+    assert.ok(page.url().endsWith('/portal/account') && (await remove.isVisible()) && (await listed()), 'nothing was removed');
+
+    answer = true;
+    await remove.click();
+    await remove.waitFor({ state: 'detached', ...SHOWN });
+    assert.equal(asked.length, 2);
+    assert.equal(await listed(), false);
   });
 
   it('names an icon on every page and answers /favicon.ico with one, so the browser logs no 404', async () => {

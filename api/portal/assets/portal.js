@@ -125,9 +125,14 @@
 
   document.addEventListener('submit', async (event) => {
     const form = event.target;
-    if (!(form instanceof HTMLFormElement) || !form.dataset.api) return;
+    if (!(form instanceof HTMLFormElement)) return;
+    // A destructive action asks first, whether this script or the portal's own form handler carries it out.
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      return;
+    }
+    if (!form.dataset.api) return;
     event.preventDefault();
-    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
     const [method, pathTemplate] = form.dataset.api.split(' ');
     const submit = form.querySelector('button[type="submit"], button:not([type])');
     if (submit) submit.disabled = true;
