@@ -166,11 +166,18 @@ export interface OverviewData {
   dpa: { compliant: boolean; current_version: number; accepted_version: number | null };
 }
 
+/** Why a tenant must accept the DPA: it never has (a first acceptance), or it accepted a version the instance has since replaced. */
+function dpaAction(dpa: OverviewData['dpa'], viewer: Viewer): string {
+  return dpa.accepted_version === null
+    ? `the data processing agreement (version ${dpa.current_version}) has not been accepted yet.`
+    : `${DPA_HEADER_VALUE}: version ${dpa.current_version} replaces version ${dpa.accepted_version}, which ${viewer.tenantName} accepted.`;
+}
+
 export function overviewPage(viewer: Viewer, data: OverviewData): string {
   const { usage, billing, dpa } = data;
   return page(
     'Overview',
-    html`${dpa.compliant ? '' : html`<p class="notice" role="status"><strong>Action required:</strong> ${DPA_HEADER_VALUE} (version ${dpa.current_version}). <a href="/portal/account#dpa">Review and accept it</a>.</p>`}
+    html`${dpa.compliant ? '' : html`<p class="notice" role="status"><strong>Action required:</strong> ${dpaAction(dpa, viewer)} <a href="/portal/account#dpa">Review and accept it</a>.</p>`}
 <div class="grid">
 <section class="card"><h2>Plan</h2><p><strong>${billing.plan}</strong>, billed ${billing.billing_interval}; this period ends ${when(billing.current_period_end)}.</p>
 ${billing.scheduled_plan ? html`<p>Changes to <strong>${billing.scheduled_plan}</strong> at the end of the period.</p>` : ''}

@@ -165,6 +165,25 @@ describe("the web portal in Chromium: a newcomer's first hour", function () {
     assert.equal(await listed(), false);
   });
 
+  it('asks a tenant that never accepted the DPA to accept it, and only one that accepted an older version to accept it again', async () => {
+    const { page, tenant } = await signedIn();
+    await page.goto(`${base}/portal/overview`);
+    const notice = page.locator('p.notice');
+    assert.match(await notice.innerText(), /^Action required: the data processing agreement \(version 1\) has not been accepted yet\. Review and accept it\.$/);
+
+    assert.equal((await client(app.url, tenant.key)('POST', '/v1/dpa/accept', { version: 1 })).status, 200);
+    await page.reload();
+    assert.equal(await notice.count(), 0);
+    // The instance moves to version 2 (a second server over the same database; the session cookie is the host's, whatever the port).
+    const v2 = await startTestApp(app.db, { env: { DPA_CURRENT_VERSION: '2' }, jobs: false });
+    try {
+      await page.goto(`${v2.url.replace('127.0.0.1', 'localhost')}/portal/overview`);
+      assert.match(await notice.innerText(), /^Action required: DPA re-acceptance required: version 2 replaces version 1, which Northwind accepted\. Review and accept it\.$/);
+    } finally {
+      await v2.close();
+    }
+  });
+
   it('names an icon on every page and answers /favicon.ico with one, so the browser logs no 404', async () => {
     // A browser of its own: Chromium asks a host for a missing icon once, and other tests may have made it ask already.
     const own = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
