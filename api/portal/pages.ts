@@ -1,6 +1,7 @@
 import { type Role, roleAtLeast } from '../../core/context.js';
 import { DPA_HEADER_VALUE } from '../../core/dpa/dpa.service.js';
 import { DELETE_CONFIRMATION } from '../../core/accounts/account.service.js';
+import type { SUPPORTED_UPLOAD_TYPES } from '../../core/documents/document.service.js';
 import { PLANS, PLAN_IDS, type PlanId, MICROCENTS_PER_EUR } from '../../core/plans.js';
 import { ROLES } from '../../core/context.js';
 import { Html, html } from './html.js';
@@ -280,6 +281,21 @@ export interface DocumentView {
   error?: unknown;
 }
 
+/**
+ * The file input's `accept`: each media type ingestion takes (the type names them all, so a new one
+ * cannot be left out) with its extensions, and Markdown and HTML, whose ingestion is being added
+ * (until it is, such a file is answered `422 unsupported_file_type`).
+ */
+const UPLOAD_TYPES: Record<(typeof SUPPORTED_UPLOAD_TYPES)[number] | 'text/markdown' | 'text/html', string[]> = {
+  'text/plain': ['.txt'],
+  'application/pdf': ['.pdf'],
+  'text/markdown': ['.md', '.markdown'],
+  'text/html': ['.html', '.htm'],
+};
+const UPLOAD_ACCEPT = Object.entries(UPLOAD_TYPES)
+  .flatMap(([type, extensions]) => [...extensions, type])
+  .join(',');
+
 export function knowledgeBasePage(viewer: Viewer, kb: KnowledgeBaseView, documents: DocumentView[]): string {
   const canWrite = roleAtLeast(viewer.role, 'write');
   return page(
@@ -290,7 +306,7 @@ ${canWrite
 ${apiForm(
   'POST /v1/documents/upload',
   html`<input type="hidden" name="knowledge_base_id" value="${kb.id}">
-<label for="file">File</label><input id="file" name="file" type="file" accept=".txt,.md,.pdf,text/plain,application/pdf" required>
+<label for="file">File</label><input id="file" name="file" type="file" accept="${UPLOAD_ACCEPT}" required>
 <label for="title">Title (optional; the file name otherwise)</label><input id="title" name="title" maxlength="500">
 <button type="submit">Upload</button>`,
   { multipart: '', then: 'job', refresh: 'documents' },

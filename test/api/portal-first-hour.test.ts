@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { SUPPORTED_UPLOAD_TYPES } from '../../core/documents/document.service.js';
 import { tenantScope } from '../../core/shared/scope.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
@@ -137,6 +138,16 @@ describe("the web portal in Chromium: a newcomer's first hour", function () {
     assert.match(await page.locator('ol.results').innerText(), /north entrance/, 'the results stay');
     assert.equal(loads(), 0, 'the page was reloaded');
     assert.deepEqual(errors, []);
+  });
+
+  it('offers in the file picker the types ingestion takes, Markdown and HTML among them', async () => {
+    const { page, tenant } = await signedIn();
+    const kb = await client(app.url, tenant.key)('POST', '/v1/knowledge-bases', { name: 'Handbook' });
+    await page.goto(`${base}/portal/knowledge-bases/${kb.body.id}`);
+    const accept = ((await page.getByLabel('File', { exact: true }).getAttribute('accept')) ?? '').split(',');
+    for (const type of [...SUPPORTED_UPLOAD_TYPES, '.txt', '.pdf', '.md', '.markdown', 'text/markdown', '.html', '.htm', 'text/html']) {
+      assert.ok(accept.includes(type), `the file input's accept (${accept.join(',')}) lacks ${type}`);
+    }
   });
 
   it('asks before removing a person, as before every other destructive action', async () => {
