@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { SUPPORTED_UPLOAD_TYPES } from '../../core/documents/document.service.js';
 import { tenantScope } from '../../core/shared/scope.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, startTestApp } from '../support/app.js';
+import { type PortalInChromium, launchChromium, startPortalInChromium } from '../support/chromium.js';
 import { testDatabases } from '../support/databases.js';
 import { pollUntil } from '../support/poll.js';
 import { PortalVisitor } from '../support/portal.js';
-import { portalLink, startSmtpServer } from '../support/smtp.js';
+import { portalLink } from '../support/smtp.js';
 
-/** Debian's Chromium (.ci/run installs it); nothing downloads a browser. */
-const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'a long and private passphrase';
 /** How long a page has to show what it should: ample on a busy machine, short enough that a page that never will fails soon. */
 const SHOWN = { timeout: 15_000 };
@@ -21,26 +20,19 @@ const [database] = testDatabases();
 describe("the web portal in Chromium: a newcomer's first hour", function () {
   this.timeout(120_000);
   let app: TestApp;
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let smtp: PortalInChromium['smtp'];
   let browser: Browser;
   let base: string;
+  let stop: (() => Promise<void>) | undefined;
   const contexts: BrowserContext[] = [];
 
   before(async () => {
-    smtp = await startSmtpServer();
-    app = await startTestApp(await database!.get(), { env: { SMTP_URL: smtp.url } });
-    // localhost, not 127.0.0.1: browsers keep Secure cookies over plain http on localhost.
-    base = app.url.replace('127.0.0.1', 'localhost');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    ({ app, smtp, browser, base, close: stop } = await startPortalInChromium(await database!.get()));
   });
   afterEach(async () => {
     await Promise.all(contexts.splice(0).map((c) => c.close()));
   });
-  after(async () => {
-    await browser?.close();
-    await app?.close();
-    await smtp?.close();
-  });
+  after(() => stop?.());
 
   /** A person invited by e-mail, with a password chosen through the link. */
   async function withPassword(email: string): Promise<PortalVisitor> {
@@ -197,7 +189,7 @@ describe("the web portal in Chromium: a newcomer's first hour", function () {
 
   it('names an icon on every page and answers /favicon.ico with one, so the browser logs no 404', async () => {
     // A browser of its own: Chromium asks a host for a missing icon once, and other tests may have made it ask already.
-    const own = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    const own = await launchChromium();
     try {
       const { page, errors } = await newPage(own);
       await page.goto(`${base}/portal/sign-in`);
