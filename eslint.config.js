@@ -29,7 +29,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: false, project: false },
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', location: 'readonly', navigator: 'readonly', fetch: 'readonly', FormData: 'readonly', HTMLFormElement: 'readonly', setTimeout: 'readonly' },
+      globals: { window: 'readonly', document: 'readonly', location: 'readonly', navigator: 'readonly', fetch: 'readonly', FormData: 'readonly', HTMLFormElement: 'readonly', DOMParser: 'readonly', setTimeout: 'readonly' },
     },
   },
   {

@@ -9,6 +9,7 @@ import { clientErrorHandler, errorHandler } from './error-handler.js';
 import { type HttpMetrics, createMetrics, metricsEndpoint, observeRequests } from './metrics.js';
 import { BURST_LIMITS } from '../core/plans.js';
 import { apiReferenceRouter } from './api-reference.js';
+import { landingRouter } from './landing.router.js';
 import { apiKeyGuard, operatorGuard } from './middleware/auth.js';
 import { perIpLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
@@ -120,6 +121,7 @@ export function createApp(deps: AppDeps): App {
   });
   app.use(router);
   app.use(apiReferenceRouter());
+  app.use(landingRouter());
   app.use(() => {
     throw errors.notFound('route');
   });

@@ -1,6 +1,7 @@
 import { type Role, roleAtLeast } from '../../core/context.js';
 import { DPA_HEADER_VALUE } from '../../core/dpa/dpa.service.js';
 import { DELETE_CONFIRMATION } from '../../core/accounts/account.service.js';
+import type { SUPPORTED_UPLOAD_TYPES } from '../../core/documents/document.service.js';
 import { PLANS, PLAN_IDS, type PlanId, MICROCENTS_PER_EUR } from '../../core/plans.js';
 import { ROLES } from '../../core/context.js';
 import { Html, html } from './html.js';
@@ -40,6 +41,7 @@ export function page(title: string, body: Html, options: { viewer?: Viewer; sect
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${viewer ? html`<meta name="csrf-token" content="${viewer.csrfToken}">` : ''}
 <title>${title} · Lore</title>
+<link rel="icon" href="/portal/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/portal/assets/portal.css">
 <script src="/portal/assets/portal.js" defer></script>
 </head>
@@ -165,11 +167,18 @@ export interface OverviewData {
   dpa: { compliant: boolean; current_version: number; accepted_version: number | null };
 }
 
+/** Why a tenant must accept the DPA: it never has (a first acceptance), or it accepted a version the instance has since replaced. */
+function dpaAction(dpa: OverviewData['dpa'], viewer: Viewer): string {
+  return dpa.accepted_version === null
+    ? `the data processing agreement (version ${dpa.current_version}) has not been accepted yet.`
+    : `${DPA_HEADER_VALUE}: version ${dpa.current_version} replaces version ${dpa.accepted_version}, which ${viewer.tenantName} accepted.`;
+}
+
 export function overviewPage(viewer: Viewer, data: OverviewData): string {
   const { usage, billing, dpa } = data;
   return page(
     'Overview',
-    html`${dpa.compliant ? '' : html`<p class="notice" role="status"><strong>Action required:</strong> ${DPA_HEADER_VALUE} (version ${dpa.current_version}). <a href="/portal/account#dpa">Review and accept it</a>.</p>`}
+    html`${dpa.compliant ? '' : html`<p class="notice" role="status"><strong>Action required:</strong> ${dpaAction(dpa, viewer)} <a href="/portal/account#dpa">Review and accept it</a>.</p>`}
 <div class="grid">
 <section class="card"><h2>Plan</h2><p><strong>${billing.plan}</strong>, billed ${billing.billing_interval}; this period ends ${when(billing.current_period_end)}.</p>
 ${billing.scheduled_plan ? html`<p>Changes to <strong>${billing.scheduled_plan}</strong> at the end of the period.</p>` : ''}
@@ -212,14 +221,15 @@ ${apiForm(
   html`<div class="inline"><div><label for="key-name">Name</label><input id="key-name" name="name" required maxlength="200"></div>
 <div><label for="key-role">Role</label><select id="key-role" name="role">${ROLES.map((r) => html`<option value="${r}"${r === 'read' ? new Html(' selected') : ''}>${r}</option>`)}</select></div>
 <button type="submit">Create key</button></div><output></output>`,
-  { then: 'key' },
+  { then: 'key', refresh: 'keys' },
 )}</section>
 <h2>Active keys</h2>
-<div class="table-wrap"><table><thead><tr><th>Name</th><th>Role</th><th>Key</th><th class="hide-small">Created</th><th>Last used</th><th></th></tr></thead><tbody>
+<div class="table-wrap" id="keys"><table><thead><tr><th>Name</th><th>Role</th><th>Key</th><th class="hide-small">Created</th><th>Last used</th><th></th></tr></thead><tbody>
 ${(keys ?? []).map(
   (k) => html`<tr><td>${k.name}</td><td>${k.role}</td><td><code>…${k.key_hint}</code></td><td class="hide-small">${when(k.created_at)}</td><td>${k.last_used_at ? when(k.last_used_at) : 'never'}</td>
 <td>${apiForm('DELETE /v1/auth/keys/{id}', html`<input type="hidden" name="id" value="${k.id}"><button class="danger" type="submit" aria-label="Revoke ${k.name}">Revoke</button>`, {
     confirm: `Revoke the key "${k.name}"? Requests with it stop working at once.`,
+    refresh: 'keys',
   })}</td></tr>`,
 )}
 </tbody></table></div>`,
@@ -271,6 +281,21 @@ export interface DocumentView {
   error?: unknown;
 }
 
+/**
+ * The file input's `accept`: each media type ingestion takes (the type names them all, so a new one
+ * cannot be left out) with its extensions, and Markdown and HTML, whose ingestion is being added
+ * (until it is, such a file is answered `422 unsupported_file_type`).
+ */
+const UPLOAD_TYPES: Record<(typeof SUPPORTED_UPLOAD_TYPES)[number] | 'text/markdown' | 'text/html', string[]> = {
+  'text/plain': ['.txt'],
+  'application/pdf': ['.pdf'],
+  'text/markdown': ['.md', '.markdown'],
+  'text/html': ['.html', '.htm'],
+};
+const UPLOAD_ACCEPT = Object.entries(UPLOAD_TYPES)
+  .flatMap(([type, extensions]) => [...extensions, type])
+  .join(',');
+
 export function knowledgeBasePage(viewer: Viewer, kb: KnowledgeBaseView, documents: DocumentView[]): string {
   const canWrite = roleAtLeast(viewer.role, 'write');
   return page(
@@ -281,10 +306,10 @@ ${canWrite
 ${apiForm(
   'POST /v1/documents/upload',
   html`<input type="hidden" name="knowledge_base_id" value="${kb.id}">
-<label for="file">File</label><input id="file" name="file" type="file" accept=".txt,.md,.pdf,text/plain,application/pdf" required>
+<label for="file">File</label><input id="file" name="file" type="file" accept="${UPLOAD_ACCEPT}" required>
 <label for="title">Title (optional; the file name otherwise)</label><input id="title" name="title" maxlength="500">
 <button type="submit">Upload</button>`,
-  { multipart: '', then: 'job' },
+  { multipart: '', then: 'job', refresh: 'documents' },
 )}</section>`
   : ''}
 <section class="card"><h2>Search</h2>
@@ -295,17 +320,18 @@ ${apiForm(
   { then: 'results' },
 )}</section>
 <h2>Documents</h2>
-<div class="table-wrap"><table><thead><tr><th>Title</th><th>Status</th><th class="hide-small">Language</th><th>Chunks</th><th class="hide-small">Size</th>${canWrite ? html`<th></th>` : ''}</tr></thead><tbody>
+<div id="documents"><div class="table-wrap"><table><thead><tr><th>Title</th><th>Status</th><th class="hide-small">Language</th><th>Chunks</th><th class="hide-small">Size</th>${canWrite ? html`<th></th>` : ''}</tr></thead><tbody>
 ${documents.map(
   (d) => html`<tr><td>${d.title}</td><td>${d.status}</td><td class="hide-small">${d.language ?? '—'}</td><td>${d.chunk_count}</td><td class="hide-small">${bytes(d.content_bytes)}</td>
 ${canWrite
   ? html`<td>${apiForm('DELETE /v1/documents/{id}', html`<input type="hidden" name="id" value="${d.id}"><button class="danger" type="submit" aria-label="Delete ${d.title}">Delete</button>`, {
       confirm: `Delete "${d.title}" and its chunks?`,
+      refresh: 'documents',
     })}</td>`
   : ''}</tr>`,
 )}
 </tbody></table></div>
-${documents.length ? '' : html`<p class="muted">No documents yet.</p>`}`,
+${documents.length ? '' : html`<p class="muted">No documents yet.</p>`}</div>`,
     { viewer, section: 'knowledge-bases' },
   );
 }
@@ -434,7 +460,7 @@ ${admin
 <div class="table-wrap"><table><thead><tr><th>E-mail</th><th>Role</th><th class="hide-small">Joined</th><th>Password set</th><th></th></tr></thead><tbody>
 ${(data.users ?? []).map(
   (u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td class="hide-small">${when(u.created_at.toISOString())}</td><td>${u.has_password ? 'yes' : 'not yet'}</td><td>
-<form method="post" action="/portal/people/${u.id}/remove"><input type="hidden" name="_csrf" value="${viewer.csrfToken}"><button class="danger" type="submit" aria-label="Remove ${u.email}">Remove</button></form></td></tr>`,
+<form method="post" action="/portal/people/${u.id}/remove" data-confirm="Remove ${u.email} from ${viewer.tenantName}? They can no longer sign in to its portal."><input type="hidden" name="_csrf" value="${viewer.csrfToken}"><button class="danger" type="submit" aria-label="Remove ${u.email}">Remove</button></form></td></tr>`,
 )}
 </tbody></table></div></section>
 <section class="card" id="invitations"><h2>Invitations</h2>

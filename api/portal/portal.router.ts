@@ -13,6 +13,7 @@ import type { Services } from '../../runtime/services.js';
 import { sameSecret, tenantContext } from '../middleware/auth.js';
 import { asAppError } from '../error-handler.js';
 import { type RouteSpec, authorize } from '../route.js';
+import { FAVICON_SVG } from './favicon.js';
 import { FORM_COOKIE, SESSION_COOKIE, clearCookie, readCookie, setCookie } from './cookies.js';
 import {
   type BillingData,
@@ -46,6 +47,7 @@ export interface PortalDeps {
 const ASSETS: Record<string, { type: string; body: string }> = {
   'portal.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/portal.css', import.meta.url), 'utf8') },
   'portal.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/portal.js', import.meta.url), 'utf8') },
+  'favicon.svg': { type: 'image/svg+xml; charset=utf-8', body: FAVICON_SVG },
 };
 
 /** Headers of every portal response: no framing, no referrer to other sites (links carry tokens), no caching, scripts only from Lore. */

@@ -2,13 +2,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import { ERROR_CODES } from '../../api/error-catalogue.js';
 import { type TestApp, startTestApp } from '../support/app.js';
+import { launchChromium } from '../support/chromium.js';
 import { testDatabases } from '../support/databases.js';
-
-/** Debian's Chromium (.ci/run installs it); nothing downloads a browser. */
-const CHROMIUM = '/usr/bin/chromium';
 
 type Media = { schema?: unknown; example?: unknown; examples?: Record<string, { value: { error: string } }> };
 type Operation = { operationId: string; requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> };
@@ -62,7 +59,7 @@ describe('the API reference page (/docs/api) and the examples of the OpenAPI doc
   });
 
   it('renders every operation in Chromium with no request leaving the instance, and is screenshotted', async () => {
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    const browser = await launchChromium();
     const dir = await mkdtemp(path.join(tmpdir(), 'lore-api-reference-'));
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 2000 } });

@@ -20,6 +20,30 @@ for (const database of testDatabases()) {
       assert.equal(res.body.request_id, res.headers.get('x-request-id'));
     });
 
+    it('sends a browser at / to the portal and at /docs to the API reference, and gives API clients a JSON index', async () => {
+      const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+      for (const [path, to] of [['/', '/portal'], ['/docs', '/docs/api'], ['/docs/', '/docs/api']]) {
+        const res = await fetch(`${app.url}${path}`, { headers: { accept: browser }, redirect: 'manual' });
+        assert.equal(res.status, 303, path);
+        assert.equal(res.headers.get('location'), to, path);
+        assert.match(res.headers.get('vary') ?? '', /accept/i, path);
+      }
+      const index = { name: 'Lore', portal: '/portal', api_reference: '/docs/api', openapi: '/v1/openapi.json' };
+      for (const path of ['/', '/docs']) {
+        for (const accept of ['application/json', '*/*', undefined]) {
+          const res = await fetch(`${app.url}${path}`, { headers: accept ? { accept } : {}, redirect: 'manual' });
+          assert.equal(res.status, 200, `${path} with ${accept}`);
+          assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+          assert.deepEqual(await res.json(), index, `${path} with ${accept}`);
+        }
+      }
+      assert.equal((await fetch(`${app.url}/portal`, { redirect: 'manual' })).headers.get('location'), '/portal/sign-in');
+      assert.equal((await fetch(`${app.url}/docs/api`)).status, 200);
+      assert.equal((await fetch(`${app.url}/v1/openapi.json`)).status, 200);
+      // Only GET (and HEAD) are answered there.
+      assert.equal((await client(app.url)('POST', '/', {})).status, 404);
+    });
+
     it('answers malformed JSON with 400 invalid_json', async () => {
       const t = await createTenant(app);
       const res = await client(app.url, t.key)('POST', '/v1/knowledge-bases', '{"name":', { 'content-type': 'application/json' });

@@ -3,13 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { TEST_ADMIN_TOKEN, type TestApp, client, startTestApp } from '../support/app.js';
+import type { Browser, Page } from 'playwright-core';
+import { TEST_ADMIN_TOKEN, type TestApp, client } from '../support/app.js';
+import { type PortalInChromium, startPortalInChromium } from '../support/chromium.js';
 import { testDatabases } from '../support/databases.js';
-import { type ReceivedMail, portalLink, startSmtpServer } from '../support/smtp.js';
+import { type ReceivedMail, portalLink } from '../support/smtp.js';
 
-/** Debian's Chromium (.ci/run installs it); nothing downloads a browser. */
-const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'a long and private passphrase';
 
 const [database] = testDatabases();
@@ -17,26 +16,21 @@ const [database] = testDatabases();
 describe('the web portal in Chromium', function () {
   this.timeout(180_000);
   let app: TestApp;
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let smtp: PortalInChromium['smtp'];
   let browser: Browser;
   let shots: string;
   let base: string;
   let keepShots = false;
+  let stop: (() => Promise<void>) | undefined;
 
   before(async () => {
-    smtp = await startSmtpServer();
-    app = await startTestApp(await database!.get(), { env: { SMTP_URL: smtp.url } });
-    // localhost, not 127.0.0.1: browsers keep Secure cookies over plain http on localhost.
-    base = app.url.replace('127.0.0.1', 'localhost');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    ({ app, smtp, browser, base, close: stop } = await startPortalInChromium(await database!.get()));
     keepShots = process.env.PORTAL_SCREENSHOT_DIR !== undefined;
     shots = process.env.PORTAL_SCREENSHOT_DIR ?? (await mkdtemp(path.join(tmpdir(), 'lore-portal-')));
     await mkdir(shots, { recursive: true });
   });
   after(async () => {
-    await browser?.close();
-    await app.close();
-    await smtp.close();
+    await stop?.();
     if (!keepShots) await rm(shots, { recursive: true, force: true });
   });
 

@@ -62,14 +62,14 @@ export class PortalVisitor {
     return this.request('POST', action, { form: { _form: PortalVisitor.field(html, '_form'), ...fields } });
   }
 
-  async signIn(email: string, password: string): Promise<Response> {
-    return this.postForm('/portal/sign-in', '/portal/sign-in', { email, password });
-  }
-
-  /** Follows an e-mailed set-password or invitation link and chooses the password. */
+  /** Follows an e-mailed set-password link (an invitation or a reset) and chooses the password. */
   async choosePassword(link: string, password: string): Promise<Response> {
     const { html } = await this.page(link);
     return this.request('POST', '/portal/password', { form: { _form: PortalVisitor.field(html, '_form'), token: PortalVisitor.field(html, 'token'), password, confirm: password } });
+  }
+
+  async signIn(email: string, password: string): Promise<Response> {
+    return this.postForm('/portal/sign-in', '/portal/sign-in', { email, password });
   }
 
   /** The session's CSRF token, from a signed-in page. */

@@ -72,12 +72,16 @@
     out.append(box);
   }
 
-  async function watchJob(form, jobId) {
+  /** Follows a job to its end; the list named (`data-refresh`) is refreshed whenever the job's status changes. */
+  async function watchJob(form, jobId, list) {
     const progress = form.querySelector('progress') || form.appendChild(document.createElement('progress'));
     progress.max = 1;
     progress.value = 0;
+    let seen;
     for (;;) {
       const job = await call('GET', '/v1/jobs/' + encodeURIComponent(jobId));
+      if (list && job.status !== seen) await refresh(list);
+      seen = job.status;
       const total = job.total_chunks || 0;
       progress.max = Math.max(total, 1);
       progress.value = job.processed_chunks || 0;
@@ -86,6 +90,19 @@
       if (job.status === 'failed') throw new Error('The job failed: ' + ((job.error && (job.error.message || job.error.code)) || 'unknown error'));
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+  }
+
+  /**
+   * Replaces the element with this id by its copy in a fresh load of this page: a list shows what a
+   * form changed, while everything else on the page (a search being typed, a key shown once, a
+   * message) stays. When the fresh page lacks it (the session has ended), the page is loaded whole.
+   */
+  async function refresh(id) {
+    const res = await fetch(location.href, { credentials: 'same-origin' });
+    const next = new DOMParser().parseFromString(await res.text(), 'text/html').getElementById(id);
+    const current = document.getElementById(id);
+    if (res.ok && next && current) current.replaceWith(document.adoptNode(next));
+    else location.reload();
   }
 
   function showResults(form, results) {
@@ -108,9 +125,14 @@
 
   document.addEventListener('submit', async (event) => {
     const form = event.target;
-    if (!(form instanceof HTMLFormElement) || !form.dataset.api) return;
+    if (!(form instanceof HTMLFormElement)) return;
+    // A destructive action asks first, whether this script or the portal's own form handler carries it out.
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      return;
+    }
+    if (!form.dataset.api) return;
     event.preventDefault();
-    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
     const [method, pathTemplate] = form.dataset.api.split(' ');
     const submit = form.querySelector('button[type="submit"], button:not([type])');
     if (submit) submit.disabled = true;
@@ -131,9 +153,10 @@
         if (method === 'GET' || method === 'DELETE' || form.dataset.noBody !== undefined) request.body = undefined;
       }
       const result = await call(method, request.path, request.body, request.headers);
-      const then = form.dataset.then || 'reload';
+      const then = form.dataset.then;
+      const list = form.dataset.refresh;
       if (then === 'key') showSecret(form, 'Your new key (shown only now):', result.key);
-      else if (then === 'job') { await watchJob(form, result.job_id); say(form, 'Done: the document is searchable.', 'status'); setTimeout(() => location.reload(), 800); }
+      else if (then === 'job') { await watchJob(form, result.job_id, list); say(form, 'Done: the document is searchable.', 'status'); }
       else if (then === 'results') showResults(form, result.results || []);
       else if (then === 'export') {
         const out = form.querySelector('output') || form.appendChild(document.createElement('output'));
@@ -143,7 +166,9 @@
         a.textContent = 'Download the export (ZIP; the link works for 24 hours)';
         out.append(a);
       } else if (then === 'signed-out') location.assign('/portal/sign-in?deleted=1');
-      else { say(form, 'Saved.', 'status'); location.reload(); }
+      // A form over a list refreshes it in place (what is typed or shown elsewhere stays); others reload the page.
+      if (list && then !== 'job') await refresh(list);
+      else if (!then) { say(form, 'Saved.', 'status'); location.reload(); }
     } catch (error) {
       say(form, error.message, 'error');
     } finally {
