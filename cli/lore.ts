@@ -29,7 +29,8 @@ const USAGE = `Usage: npm run cli -- <command>
   corpus get SLUG
   corpus update SLUG [--name N] [--license TEXT] [--requires-dua true|false] [--plans a,b]
   corpus delete SLUG             the corpus, its records, chunks, jobs and DUA acceptances
-  corpus ingest SLUG PATH        PATH: a folder (every .txt/.md file below it is a record, its
+  corpus ingest SLUG PATH        PATH: a folder (every .txt, .text, .md, .markdown, .html or .htm
+                                 file below it is a record, Markdown and HTML as their text; its
                                  relative path the source_record_id) or a JSONL file of
                                  {source_record_id, content, metadata?}; waits until indexed
   corpus jobs SLUG

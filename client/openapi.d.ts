@@ -491,7 +491,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload a text or PDF file (max request 55 MB)
+         * Upload a text, Markdown, HTML or PDF file (max request 55 MB)
          * @description Minimum role: write.
          */
         post: operations["uploadDocument"];
@@ -3502,7 +3502,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description text/plain or application/pdf
+                     * @description text/plain (.txt, .text), text/markdown (.md, .markdown), text/html (.html, .htm), application/pdf (.pdf). Its part's Content-Type says which; when that is application/octet-stream or missing, the file name's extension, else the content, decides. Markdown and HTML are indexed as their text, without markup.
                      */
                     file: string;
                     /** @description JSON: {"knowledge_base_id": "…", "title"?: "…", "tags"?: {…}, "anonymize"?: bool}. Title defaults to the file name. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { documentSchema, ingestDocumentSchema } from '../../core/documents/document.schema.js';
 import { presentDocument, presentStoredDocument } from '../../core/documents/document.presenter.js';
+import { UPLOAD_FILE_TYPES, extensionOf } from '../../core/documents/file-types.js';
 import { jobSchema } from '../../core/jobs/job.schema.js';
 import { presentJob } from '../../core/jobs/job.presenter.js';
 import { BURST_LIMITS } from '../../core/plans.js';
@@ -19,7 +20,13 @@ export const documentAcceptedSchema = z.object({ job_id: z.uuid(), document_id: 
 const accepted = { description: 'Accepted: indexing runs asynchronously; poll GET /v1/jobs/{job_id}.', schema: documentAcceptedSchema };
 
 const uploadParts = z.object({
-  file: z.string().meta({ format: 'binary', description: 'text/plain or application/pdf' }),
+  file: z.string().meta({
+    format: 'binary',
+    description:
+      `${UPLOAD_FILE_TYPES.map((t) => `${t.type} (${t.extensions.join(', ')})`).join(', ')}. ` +
+      'Its part\'s Content-Type says which; when that is application/octet-stream or missing, the file name\'s extension, else the content, decides. ' +
+      'Markdown and HTML are indexed as their text, without markup.',
+  }),
   metadata: z.string().meta({
     description: 'JSON: {"knowledge_base_id": "…", "title"?: "…", "tags"?: {…}, "anonymize"?: bool}. Title defaults to the file name.',
   }),
@@ -48,7 +55,7 @@ export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | '
       method: 'post',
       path: '/v1/documents/upload',
       operationId: 'uploadDocument',
-      summary: 'Upload a text or PDF file (max request 55 MB)',
+      summary: 'Upload a text, Markdown, HTML or PDF file (max request 55 MB)',
       tag: 'Documents',
       access: 'write',
       multipart: uploadParts,
@@ -92,7 +99,7 @@ export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | '
       handler: async ({ ctx, params, res }) => {
         const file = await documents.download(scopeOf(ctx), params.id);
         const type = file.contentType === 'application/pdf' ? 'application/pdf' : 'application/octet-stream';
-        const name = (file.fileName ?? `${params.id}${type === 'application/pdf' ? '.pdf' : '.txt'}`).replace(/["\\\r\n]/g, '_');
+        const name = (file.fileName ?? `${params.id}${extensionOf(file.contentType)}`).replace(/["\\\r\n]/g, '_');
         res.status(200);
         res.setHeader('Content-Type', type);
         res.setHeader('Content-Length', String(file.data.length));
