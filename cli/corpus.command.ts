@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Runtime } from '../runtime/runtime.js';
 import { fileTypeOfName, textOfFile } from '../core/documents/file-types.js';
+import { parseInput } from '../core/shared/input.js';
 import { presentCorpus, presentCorpusJob, presentCorpusLoad } from '../core/corpora/corpus.presenter.js';
 import {
   type CorpusJobView,
@@ -64,12 +65,12 @@ export function httpCorpusAdmin(call: Call): CorpusAdmin {
 export function directCorpusAdmin(runtime: Pick<Runtime, 'services' | 'engine'>): CorpusAdmin {
   const { corpora } = runtime.services;
   return {
-    create: async (body) => presentCorpus(await corpora.create(createCorpusSchema.parse(body))),
+    create: async (body) => presentCorpus(await corpora.create(parseInput(createCorpusSchema, body, 'body'))),
     list: async () => ({ corpora: (await corpora.list()).map(presentCorpus) }),
     get: async (slug) => presentCorpus(await corpora.get(slug)),
-    update: async (slug, body) => presentCorpus(await corpora.update(slug, updateCorpusSchema.parse(body))),
+    update: async (slug, body) => presentCorpus(await corpora.update(slug, parseInput(updateCorpusSchema, body, 'body'))),
     delete: (slug) => corpora.delete(slug),
-    load: async (slug, records) => presentCorpusLoad(await corpora.loadRecords(slug, loadRecordsSchema.parse({ records }))),
+    load: async (slug, records) => presentCorpusLoad(await corpora.loadRecords(slug, parseInput(loadRecordsSchema, { records }, 'body'))),
     jobs: async (slug) => ({ jobs: (await corpora.jobs(slug)).map(presentCorpusJob) }),
     wait: async (slug, jobIds) => {
       for (;;) {
