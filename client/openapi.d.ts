@@ -2080,7 +2080,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "string",
+                 *       "name": "Search frontend",
                  *       "role": "read"
                  *     }
                  */
@@ -2411,12 +2411,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "company_name": "string",
-                 *       "email": "user@example.com",
-                 *       "address": "string",
-                 *       "country": "string",
-                 *       "vat_id": "string",
-                 *       "payment_method": "card"
+                 *       "company_name": "Acme B.V.",
+                 *       "email": "billing@acme.example",
+                 *       "address": "Keizersgracht 1, 1015 CC Amsterdam",
+                 *       "country": "NL",
+                 *       "vat_id": "NL123456789B01",
+                 *       "payment_method": "sepa_debit"
                  *     }
                  */
                 "application/json": components["schemas"]["BillingDetails"];
@@ -2491,7 +2491,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "plan": "string"
+                 *       "plan": "payg"
                  *     }
                  */
                 "application/json": {
@@ -2642,7 +2642,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "billing_interval": "monthly"
+                 *       "billing_interval": "annual"
                  *     }
                  */
                 "application/json": {
@@ -2824,7 +2824,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "plan": "string"
+                 *       "plan": "enterprise"
                  *     }
                  */
                 "application/json": {
@@ -3115,7 +3115,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "text": "string"
+                 *       "text": "Het personeel krijgt 25 vakantiedagen per jaar."
                  *     }
                  */
                 "application/json": components["schemas"]["DetectRequest"];
@@ -3186,13 +3186,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "knowledge_base_id": "7f7aee98-aff7-4ac1-b5ab-74100459287d",
-                 *       "title": "string",
-                 *       "content": "string",
-                 *       "anonymize": true,
+                 *       "knowledge_base_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *       "title": "Holidays",
+                 *       "content": "Staff get 25 days of paid leave a year.\n\nUp to five unused days carry over to the next year.",
                  *       "tags": {
-                 *         "property1": "string",
-                 *         "property2": "string"
+                 *         "team": "hr"
                  *       }
                  *     }
                  */
@@ -3495,8 +3493,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "file": "string",
-                 *       "metadata": "string"
+                 *       "metadata": "{\"knowledge_base_id\":\"3fa85f64-5717-4562-b3fc-2c963f66afa6\",\"title\":\"Travel policy\",\"tags\":{\"team\":\"hr\"}}"
                  *     }
                  */
                 "multipart/form-data": {
@@ -3505,7 +3502,10 @@ export interface operations {
                      * @description text/plain (.txt, .text), text/markdown (.md, .markdown), text/html (.html, .htm), application/pdf (.pdf). Its part's Content-Type says which; when that is application/octet-stream or missing, the file name's extension, else the content, decides. Markdown and HTML are indexed as their text, without markup.
                      */
                     file: string;
-                    /** @description JSON: {"knowledge_base_id": "…", "title"?: "…", "tags"?: {…}, "anonymize"?: bool}. Title defaults to the file name. */
+                    /**
+                     * @description JSON: {"knowledge_base_id": "…", "title"?: "…", "tags"?: {…}, "anonymize"?: bool}. Title defaults to the file name.
+                     * @example {"knowledge_base_id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","title":"Travel policy","tags":{"team":"hr"}}
+                     */
                     metadata: string;
                 };
             };
@@ -3977,14 +3977,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "string",
-                 *       "dimensions": 1024,
-                 *       "translation_config": {
-                 *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
-                 *       }
+                 *       "name": "Staff handbook"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateKnowledgeBaseRequest"];
@@ -4059,13 +4052,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "string",
-                 *       "translation_config": {
-                 *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
-                 *       }
+                 *       "name": "Staff handbook 2026"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateKnowledgeBaseRequest"];
@@ -4217,24 +4204,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "query": "string",
-                 *       "top_k": 10,
-                 *       "knowledge_base_ids": [
-                 *         "497f6eca-6276-4993-bfeb-53cbbbba6f08"
-                 *       ],
+                 *       "query": "How many days of paid leave do I get?",
+                 *       "top_k": 5,
                  *       "filters": {
-                 *         "property1": "string",
-                 *         "property2": "string"
-                 *       },
-                 *       "metadata_filter": {
-                 *         "property1": "string",
-                 *         "property2": "string"
-                 *       },
-                 *       "corpora": [
-                 *         "string"
-                 *       ],
-                 *       "source_language": "auto",
-                 *       "translate_response": true
+                 *         "tags.team": "hr"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["QueryRequest"];
@@ -4374,9 +4348,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "transcript": "string",
-                 *       "callback_url": "string",
-                 *       "callback_secret": "string"
+                 *       "transcript": "Anna: Welcome, everyone. Today we decide on the new leave policy.\nBen: I propose 25 days of paid leave a year, with five days carried over.\nAnna: Agreed. Ben drafts the policy by Friday."
                  *     }
                  */
                 "application/json": {
@@ -4563,22 +4535,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "string",
-                 *       "external_id": "string",
-                 *       "max_total_chunks": 0,
-                 *       "max_knowledge_bases": 0,
-                 *       "max_documents": 0,
-                 *       "max_document_size_bytes": 0,
-                 *       "query_rate_limit_per_min": 1,
-                 *       "included_queries_per_period": 0,
-                 *       "storage_quota_bytes": 0,
-                 *       "per_user_rate_limit_per_min": 1,
-                 *       "translation_config": {
-                 *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
-                 *       }
+                 *       "name": "Acme Retail",
+                 *       "external_id": "acme-retail",
+                 *       "max_documents": 1000,
+                 *       "storage_quota_bytes": 1073741824
                  *     }
                  */
                 "application/json": components["schemas"]["CreateSubTenantRequest"];
@@ -4845,21 +4805,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "string",
-                 *       "max_total_chunks": 0,
-                 *       "max_knowledge_bases": 0,
-                 *       "max_documents": 0,
-                 *       "max_document_size_bytes": 0,
-                 *       "query_rate_limit_per_min": 1,
-                 *       "included_queries_per_period": 0,
-                 *       "storage_quota_bytes": 0,
-                 *       "per_user_rate_limit_per_min": 1,
-                 *       "translation_config": {
-                 *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
-                 *       }
+                 *       "max_documents": 2000,
+                 *       "query_rate_limit_per_min": 60
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateSubTenantRequest"];
@@ -5050,7 +4997,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "role": "read",
-                 *       "name": "string"
+                 *       "name": "Acme Retail search"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateSubTenantKeyRequest"];
@@ -5280,10 +5227,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "translation_config": {
-                 *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
+                 *         "preferred_language": "nl",
+                 *         "response_translation": "on_request"
                  *       }
                  *     }
                  */
@@ -5434,9 +5379,8 @@ export interface operations {
                  * @example {
                  *       "translation_config": {
                  *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
+                 *         "response_translation": "on_request",
+                 *         "preferred_language": "en"
                  *       }
                  *     }
                  */
@@ -5512,10 +5456,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "audio": "string",
-                 *       "language": "auto",
-                 *       "callback_url": "string",
-                 *       "callback_secret": "string"
+                 *       "language": "en"
                  *     }
                  */
                 "multipart/form-data": {
@@ -5634,9 +5575,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "text": "string",
-                 *       "source": "string",
-                 *       "target": "string"
+                 *       "text": "Staff get 25 days of paid leave a year.",
+                 *       "source": "en",
+                 *       "target": "es"
                  *     }
                  */
                 "application/json": components["schemas"]["TranslateRequest"];
@@ -5728,10 +5669,11 @@ export interface operations {
                 /**
                  * @example {
                  *       "texts": [
-                 *         "string"
+                 *         "Paid leave",
+                 *         "Remote work is allowed two days a week."
                  *       ],
-                 *       "source": "string",
-                 *       "target": "string"
+                 *       "source": "en",
+                 *       "target": "es"
                  *     }
                  */
                 "application/json": components["schemas"]["TranslateBatchRequest"];

@@ -10,7 +10,7 @@ import { perKeyLimit } from '../middleware/rate-limit.js';
 import { parseMultipart } from '../multipart.js';
 import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
-import { uuidParam } from '../schemas.js';
+import { EXAMPLE_KNOWLEDGE_BASE_ID, uuidParam } from '../schemas.js';
 
 /** Spec §8: an upload request is at most 55 MB. */
 export const MAX_UPLOAD_REQUEST_BYTES = 55 * 1024 * 1024;
@@ -18,6 +18,8 @@ export const MAX_UPLOAD_REQUEST_BYTES = 55 * 1024 * 1024;
 const idParams = z.object({ id: uuidParam });
 export const documentAcceptedSchema = z.object({ job_id: z.uuid(), document_id: z.uuid() });
 const accepted = { description: 'Accepted: indexing runs asynchronously; poll GET /v1/jobs/{job_id}.', schema: documentAcceptedSchema };
+
+const UPLOAD_METADATA_EXAMPLE = JSON.stringify({ knowledge_base_id: EXAMPLE_KNOWLEDGE_BASE_ID, title: 'Travel policy', tags: { team: 'hr' } });
 
 const uploadParts = z.object({
   file: z.string().meta({
@@ -29,6 +31,7 @@ const uploadParts = z.object({
   }),
   metadata: z.string().meta({
     description: 'JSON: {"knowledge_base_id": "…", "title"?: "…", "tags"?: {…}, "anonymize"?: bool}. Title defaults to the file name.',
+    example: UPLOAD_METADATA_EXAMPLE,
   }),
 });
 
@@ -45,6 +48,12 @@ export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | '
       tag: 'Documents',
       access: 'write',
       body: ingestDocumentSchema,
+      example: {
+        knowledge_base_id: EXAMPLE_KNOWLEDGE_BASE_ID,
+        title: 'Holidays',
+        content: 'Staff get 25 days of paid leave a year.\n\nUp to five unused days carry over to the next year.',
+        tags: { team: 'hr' },
+      },
       status: 202,
       response: accepted,
       errors: [400, 401, 402, 403, 404, 413, 429],
@@ -59,6 +68,7 @@ export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | '
       tag: 'Documents',
       access: 'write',
       multipart: uploadParts,
+      example: { metadata: UPLOAD_METADATA_EXAMPLE },
       status: 202,
       response: accepted,
       errors: [400, 401, 402, 403, 404, 413, 415, 422, 429],
