@@ -54,6 +54,7 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<P
     let fileSeen = false;
     let received = 0;
     let settled = false;
+    const declaredTypes = partTypeScanner(req.headers['content-type'] ?? '');
     const fail = (err: AppError) => {
       if (settled) return;
       settled = true;
@@ -61,7 +62,9 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<P
       req.resume();
       reject(err);
     };
+    // Registered before the pipe to busboy, so a part's headers are scanned before busboy announces the part.
     req.on('data', (chunk: Buffer) => {
+      declaredTypes.push(chunk);
       received += chunk.length;
       if (received > limits.maxRequestBytes) fail(tooLarge(limits.maxRequestBytes));
     });
@@ -92,7 +95,7 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<P
         if (stream.truncated) return;
         file = {
           data: Buffer.concat(parts),
-          contentType: (info.mimeType || '').split(';')[0]!.trim().toLowerCase(),
+          contentType: declaredTypes.declares(name) ? (info.mimeType || '').split(';')[0]!.trim().toLowerCase() : '',
           fileName: info.filename || null,
         };
       });
@@ -109,6 +112,60 @@ export function parseMultipart(req: Request, limits: MultipartLimits): Promise<P
     });
     req.pipe(bb);
   });
+}
+
+/** Longest header block of a part that is scanned (busboy's own limit). */
+const MAX_PART_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Tells whether a part declared a Content-Type. busboy reports a part without one as text/plain
+ * (RFC 7578's default), but a file sent without a type (as Python's requests sends one) is an
+ * untyped file, whose name and content tell what it is, so the raw body's part headers are read
+ * here as they stream past. Parts it cannot read (another boundary than busboy's, broken headers)
+ * count as declaring one, so busboy's reading stands.
+ */
+function partTypeScanner(contentType: string) {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  // A delimiter is CRLF, two dashes and the boundary; the body's first needs no CRLF before it.
+  const delimiter = boundary ? Buffer.from(`\r\n--${boundary[1] ?? boundary[2]}`) : undefined;
+  const untyped = new Set<string>();
+  let pending: Buffer = Buffer.from('\r\n');
+  let inHeaders = false;
+  let done = !delimiter;
+  const readHeaders = (block: string) => {
+    const name = /^content-disposition:[^\r\n]*;\s*name="([^"]*)"/im.exec(block)?.[1];
+    if (name !== undefined && !/^content-type:/im.test(block)) untyped.add(name);
+  };
+  return {
+    push(chunk: Buffer): void {
+      if (done) return;
+      let buffer = Buffer.concat([pending, chunk]);
+      for (;;) {
+        if (inHeaders) {
+          const end = buffer.indexOf('\r\n\r\n');
+          if (end < 0) {
+            if (buffer.length > MAX_PART_HEADER_BYTES) done = true;
+            pending = buffer;
+            return;
+          }
+          readHeaders(buffer.subarray(0, end).toString('latin1'));
+          buffer = buffer.subarray(end + 4);
+          inHeaders = false;
+        }
+        const at = buffer.indexOf(delimiter!);
+        if (at < 0) {
+          // Keep what could be the start of a delimiter cut by the chunk's end.
+          pending = Buffer.from(buffer.subarray(Math.max(0, buffer.length - delimiter!.length + 1)));
+          return;
+        }
+        buffer = buffer.subarray(at + delimiter!.length);
+        inHeaders = true;
+      }
+    },
+    declares(name: string): boolean {
+      return !untyped.has(name);
+    },
+  };
 }
 
 function malformed(message: string): AppError {

@@ -68,8 +68,8 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { version: strin
         ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
         ...(spec.headers ? { headers: spec.headers as z.ZodObject } : {}),
-        ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
-        ...(spec.multipart ? { body: { required: true, content: { 'multipart/form-data': { schema: spec.multipart } } } } : {}),
+        ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body, ...exampleOf(spec) } } } } : {}),
+        ...(spec.multipart ? { body: { required: true, content: { 'multipart/form-data': { schema: spec.multipart, ...exampleOf(spec) } } } } : {}),
       },
       responses,
     });
@@ -88,13 +88,18 @@ export function buildOpenApiDocument(routes: RouteSpec[], info: { version: strin
   return document;
 }
 
+function exampleOf(spec: RouteSpec): { example?: unknown } {
+  return spec.example === undefined ? {} : { example: spec.example };
+}
+
 type Media = { schema?: unknown; example?: unknown; examples?: Record<string, { summary?: string; value: unknown }> };
 type Operation = { requestBody?: { content?: Record<string, Media> }; responses?: Record<string, { content?: Record<string, Media> }> };
 
 /**
  * An example for every request and response body, so the reference page and client generators show
- * one: bodies are sampled from their schemas (openapi-sampler), and each error response lists the
- * codes its status carries, one example each.
+ * one: a route's own request example (RouteSpec.example) where it has one, else bodies are sampled
+ * from their schemas (openapi-sampler), and each error response lists the codes its status carries,
+ * one example each.
  */
 function addExamples(document: { paths?: unknown }): void {
   const sampleOf = (schema: unknown) => sample(schema as JSONSchema7, { skipReadOnly: true, quiet: true }, document);

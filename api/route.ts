@@ -33,6 +33,12 @@ export interface RouteSpec<P extends AnyObject = AnyObject, B extends z.ZodType 
   body?: B;
   /** A multipart/form-data body (parsed by the handler); this schema only documents its parts. */
   multipart?: z.ZodType;
+  /**
+   * The request body the reference shows and "Try it out" sends: realistic, and successful as it
+   * stands (a test runs every one), but for the knowledge base id (EXAMPLE_KNOWLEDGE_BASE_ID), which
+   * a reader replaces with theirs. For a multipart body, its text parts (files are picked).
+   */
+  example?: z.input<B>;
   query?: Q;
   /** Header parameters to document (validated by the handler). */
   headers?: AnyObject;

@@ -1,6 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Runtime } from '../runtime/runtime.js';
+import { fileTypeOfName, textOfFile } from '../core/documents/file-types.js';
+import { parseInput } from '../core/shared/input.js';
 import { presentCorpus, presentCorpusJob, presentCorpusLoad } from '../core/corpora/corpus.presenter.js';
 import {
   type CorpusJobView,
@@ -63,12 +65,12 @@ export function httpCorpusAdmin(call: Call): CorpusAdmin {
 export function directCorpusAdmin(runtime: Pick<Runtime, 'services' | 'engine'>): CorpusAdmin {
   const { corpora } = runtime.services;
   return {
-    create: async (body) => presentCorpus(await corpora.create(createCorpusSchema.parse(body))),
+    create: async (body) => presentCorpus(await corpora.create(parseInput(createCorpusSchema, body, 'body'))),
     list: async () => ({ corpora: (await corpora.list()).map(presentCorpus) }),
     get: async (slug) => presentCorpus(await corpora.get(slug)),
-    update: async (slug, body) => presentCorpus(await corpora.update(slug, updateCorpusSchema.parse(body))),
+    update: async (slug, body) => presentCorpus(await corpora.update(slug, parseInput(updateCorpusSchema, body, 'body'))),
     delete: (slug) => corpora.delete(slug),
-    load: async (slug, records) => presentCorpusLoad(await corpora.loadRecords(slug, loadRecordsSchema.parse({ records }))),
+    load: async (slug, records) => presentCorpusLoad(await corpora.loadRecords(slug, parseInput(loadRecordsSchema, { records }, 'body'))),
     jobs: async (slug) => ({ jobs: (await corpora.jobs(slug)).map(presentCorpusJob) }),
     wait: async (slug, jobIds) => {
       for (;;) {
@@ -82,18 +84,18 @@ export function directCorpusAdmin(runtime: Pick<Runtime, 'services' | 'engine'>)
   };
 }
 
-/** Files of a folder that become records; the rest are listed as skipped. */
-const TEXT_EXTENSIONS = new Set(['.txt', '.text', '.md', '.markdown']);
 /** Records per load request (one job each), and at most this much JSON, well under the server's 40 MB. */
 const BATCH_RECORDS = 1000;
 const BATCH_BYTES = 8 * 1024 * 1024;
 
-function decodeText(data: Buffer): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(data).replace(/\0/g, '');
-  } catch {
-    return new TextDecoder('windows-1252').decode(data).replace(/\0/g, '');
-  }
+/**
+ * A folder's file as a record's text: the text files an upload takes (plain text, Markdown and
+ * HTML, by their extensions, read as uploads read them); '' for the rest, which are skipped.
+ */
+async function recordText(file: string): Promise<string> {
+  const type = fileTypeOfName(file);
+  if (!type || type === 'application/pdf') return '';
+  return textOfFile(type, await fs.readFile(file)).replace(/\0/g, '');
 }
 
 function invalid(where: string, issues: Array<{ path: PropertyKey[]; message: string }>): Error {
@@ -115,7 +117,7 @@ export async function readRecords(source: string): Promise<{ records: CorpusReco
       .map((e) => path.relative(source, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
       .sort();
     for (const file of files) {
-      const content = TEXT_EXTENSIONS.has(path.extname(file).toLowerCase()) ? decodeText(await fs.readFile(path.join(source, file))) : '';
+      const content = await recordText(path.join(source, file));
       if (!content.trim()) {
         skipped.push(file);
         continue;

@@ -15,13 +15,25 @@ import { WordListDecompounder } from '../core/adapters/wordlist.decompounder.js'
 import { rebuildKeywordIndex } from '../core/search/keyword-rebuild.js';
 import { createTenantSchema, updateTenantSchema } from '../core/tenants/tenant.schema.js';
 import { type CorpusAdmin, directCorpusAdmin, httpCorpusAdmin, runCorpusCommand } from './corpus.command.js';
+import { type OAuthClientAdmin, directOAuthClientAdmin, httpOAuthClientAdmin, runOAuthClientCommand } from './oauth-client.command.js';
+import { parseInput } from '../core/shared/input.js';
 
 const USAGE = `Usage: npm run cli -- <command>
 
   tenant create --name NAME --plan free|payg|standard|enterprise [--email EMAIL]
+  tenant list                    every tenant (id, name, plan, status, …), oldest first
   tenant get ID
   tenant update ID [--name N] [--plan P] [--status active|suspended] [--addons a,b] [--anonymize true|false]
   tenant issue-key ID            a new admin key for a tenant that lost access
+
+  oauth-client create --tenant ID --name NAME --scopes mcp:read|mcp:write|mcp:admin[,…] [--sub-tenant ID]
+                                 an OAuth client for the MCP endpoint (docs/mcp-oauth.md); its
+                                 client_secret is shown only in this answer
+  oauth-client list TENANT_ID    the tenant's active OAuth clients (never their secrets)
+  oauth-client revoke CLIENT_ID  the client, and every token it holds, stop working at once
+  oauth-client initial-access-token --tenant ID [--sub-tenant ID] [--scopes a,b] [--expires-in SECONDS]
+                                 a single-use token with which an application registers itself at
+                                 /oauth/register (RFC 7591)
 
   corpus create --slug SLUG --name NAME --plans free,payg,standard,enterprise
                 [--license TEXT] [--requires-dua true|false] [--dimensions N]
@@ -29,7 +41,8 @@ const USAGE = `Usage: npm run cli -- <command>
   corpus get SLUG
   corpus update SLUG [--name N] [--license TEXT] [--requires-dua true|false] [--plans a,b]
   corpus delete SLUG             the corpus, its records, chunks, jobs and DUA acceptances
-  corpus ingest SLUG PATH        PATH: a folder (every .txt/.md file below it is a record, its
+  corpus ingest SLUG PATH        PATH: a folder (every .txt, .text, .md, .markdown, .html or .htm
+                                 file below it is a record, Markdown and HTML as their text; its
                                  relative path the source_record_id) or a JSONL file of
                                  {source_record_id, content, metadata?}; waits until indexed
   corpus jobs SLUG
@@ -40,16 +53,19 @@ const USAGE = `Usage: npm run cli -- <command>
                                  today (after an upgrade that improved it: docs/operations.md);
                                  prints progress to stderr; running it again rewrites nothing
 
-Prints JSON. With the embedded database and a Lore server running on the same DATA_DIR, the CLI
+Prints JSON. An error prints its code and message, and each field the API found at fault, on
+stderr, and exits with status 1. With the embedded database and a Lore server running on the same DATA_DIR, the CLI
 goes through that server's internal admin API (PGlite admits one process per data directory);
 otherwise it opens the database itself.`;
 
 /** The operations the CLI offers, implemented over HTTP or directly over the service layer. */
 interface TenantAdmin {
   create(body: unknown): Promise<unknown>;
+  list(): Promise<unknown>;
   get(id: string): Promise<unknown>;
   update(id: string, body: unknown): Promise<unknown>;
   issueKey(id: string): Promise<unknown>;
+  oauthClients: OAuthClientAdmin;
   corpora: CorpusAdmin;
   close(): Promise<void>;
 }
@@ -67,9 +83,11 @@ async function httpAdmin(baseUrl: string, token: string): Promise<TenantAdmin> {
   };
   return Promise.resolve({
     create: (body) => call('POST', '/tenants', body),
+    list: () => call('GET', '/tenants'),
     get: (id) => call('GET', `/tenants/${id}`),
     update: (id, body) => call('PATCH', `/tenants/${id}`, body),
     issueKey: (id) => call('POST', `/tenants/${id}/api-keys`, {}),
+    oauthClients: httpOAuthClientAdmin(call),
     corpora: httpCorpusAdmin(call),
     close: () => Promise.resolve(),
   });
@@ -80,15 +98,17 @@ async function directAdmin(config: Config): Promise<TenantAdmin> {
   if (config.migrateOnStart) await migrate(db);
   const runtime = await createRuntime(db, config, pino({ level: 'silent' }));
   const { tenants } = runtime.services;
-  const parse = <T>(schema: { parse(v: unknown): T }, v: unknown) => schema.parse(v);
+  // The admin API's schemas, read as it reads them: a failure names the fields as its 422 does.
   return {
     create: async (body) => {
-      const { tenant, apiKey, invitation } = await tenants.create(parse(createTenantSchema, body));
+      const { tenant, apiKey, invitation } = await tenants.create(parseInput(createTenantSchema, body, 'body'));
       return { id: tenant.id, api_key: apiKey, portal_invitation: presentInvitation(invitation) };
     },
+    list: async () => ({ tenants: (await tenants.list()).map(presentTenant) }),
     get: async (id) => presentTenant(await tenants.get(tenantScope(id))),
-    update: async (id, body) => presentTenant(await tenants.update(tenantScope(id), parse(updateTenantSchema, body))),
+    update: async (id, body) => presentTenant(await tenants.update(tenantScope(id), parseInput(updateTenantSchema, body, 'body'))),
     issueKey: async (id) => presentCreatedKey(await tenants.issueAdminKey(tenantScope(id))),
+    oauthClients: directOAuthClientAdmin(runtime),
     corpora: directCorpusAdmin(runtime),
     close: async () => {
       await runtime.close();
@@ -177,11 +197,15 @@ async function run(argv: string[]): Promise<unknown> {
       'requires-dua': { type: 'string' },
       plans: { type: 'string' },
       dimensions: { type: 'string' },
+      tenant: { type: 'string' },
+      'sub-tenant': { type: 'string' },
+      scopes: { type: 'string' },
+      'expires-in': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const [group, command, id] = positionals;
-  if (values.help || !['tenant', 'corpus', 'vector-index', 'keyword-index'].includes(group ?? '') || !command) {
+  if (values.help || !['tenant', 'oauth-client', 'corpus', 'vector-index', 'keyword-index'].includes(group ?? '') || !command) {
     console.log(USAGE);
     process.exit(values.help ? 0 : 2);
   }
@@ -196,13 +220,16 @@ async function run(argv: string[]): Promise<unknown> {
   const admin = await connect(loadConfig());
   try {
     if (group === 'corpus') return await runCorpusCommand(admin.corpora, command, positionals.slice(2), values);
+    if (group === 'oauth-client') return await runOAuthClientCommand(admin.oauthClients, command, positionals.slice(2), values);
     switch (command) {
       case 'create':
         return await admin.create({ name: values.name, plan: values.plan, ...(values.email ? { email: values.email } : {}) });
+      case 'list':
+        return await admin.list();
       case 'get':
       case 'update':
       case 'issue-key': {
-        if (!id) throw new Error(`tenant ${command} needs a tenant id`);
+        if (!id) throw new Error(`tenant ${command} needs a tenant id (tenant list shows them)`);
         if (command === 'get') return await admin.get(id);
         if (command === 'update') return await admin.update(id, tenantUpdateBody(values));
         return await admin.issueKey(id);
@@ -215,14 +242,25 @@ async function run(argv: string[]): Promise<unknown> {
   }
 }
 
+/**
+ * An error as the CLI prints it: an API error's code and message, then each field at fault
+ * (`body.plan: …`, from a 422's `fields`) and any other detail it carries, one a line.
+ */
+function describeError(err: unknown): string {
+  if (err instanceof ConfigError) return err.message;
+  if (!(err instanceof AppError)) return err instanceof Error ? err.message : String(err);
+  const lines = [`${err.code}: ${err.message}`];
+  const { fields, ...details } = err.extra as { fields?: Array<{ field: string; message: string }> } & Record<string, unknown>;
+  for (const { field, message } of fields ?? []) lines.push(`  ${field}: ${message}`);
+  for (const [name, value] of Object.entries(details)) {
+    if (!['error', 'message', 'request_id'].includes(name)) lines.push(`  ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  }
+  return lines.join('\n');
+}
+
 try {
   console.log(JSON.stringify(await run(process.argv.slice(2)), null, 2));
 } catch (err) {
-  if (err instanceof ConfigError) console.error(err.message);
-  else if (err instanceof AppError) console.error(`${err.code}: ${err.message}`);
-  else if (err && typeof err === 'object' && 'issues' in err) {
-    const issues = (err as { issues: Array<{ path: PropertyKey[]; message: string }> }).issues;
-    console.error(`Invalid arguments: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  } else console.error(err instanceof Error ? err.message : String(err));
+  console.error(describeError(err));
   process.exit(1);
 }

@@ -491,7 +491,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload a text or PDF file (max request 55 MB)
+         * Upload a text, Markdown, HTML or PDF file (max request 55 MB)
          * @description Minimum role: write.
          */
         post: operations["uploadDocument"];
@@ -2090,7 +2090,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "string",
+                 *       "name": "Search frontend",
                  *       "role": "read"
                  *     }
                  */
@@ -2421,12 +2421,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "company_name": "string",
-                 *       "email": "user@example.com",
-                 *       "address": "string",
-                 *       "country": "string",
-                 *       "vat_id": "string",
-                 *       "payment_method": "card"
+                 *       "company_name": "Acme B.V.",
+                 *       "email": "billing@acme.example",
+                 *       "address": "Keizersgracht 1, 1015 CC Amsterdam",
+                 *       "country": "NL",
+                 *       "vat_id": "NL123456789B01",
+                 *       "payment_method": "sepa_debit"
                  *     }
                  */
                 "application/json": components["schemas"]["BillingDetails"];
@@ -2501,7 +2501,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "plan": "string"
+                 *       "plan": "payg"
                  *     }
                  */
                 "application/json": {
@@ -2652,7 +2652,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "billing_interval": "monthly"
+                 *       "billing_interval": "annual"
                  *     }
                  */
                 "application/json": {
@@ -2834,7 +2834,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "plan": "string"
+                 *       "plan": "enterprise"
                  *     }
                  */
                 "application/json": {
@@ -3125,7 +3125,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "text": "string"
+                 *       "text": "Het personeel krijgt 25 vakantiedagen per jaar."
                  *     }
                  */
                 "application/json": components["schemas"]["DetectRequest"];
@@ -3196,13 +3196,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "knowledge_base_id": "7f7aee98-aff7-4ac1-b5ab-74100459287d",
-                 *       "title": "string",
-                 *       "content": "string",
-                 *       "anonymize": true,
+                 *       "knowledge_base_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                 *       "title": "Holidays",
+                 *       "content": "Staff get 25 days of paid leave a year.\n\nUp to five unused days carry over to the next year.",
                  *       "tags": {
-                 *         "property1": "string",
-                 *         "property2": "string"
+                 *         "team": "hr"
                  *       }
                  *     }
                  */
@@ -3505,17 +3503,19 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "file": "string",
-                 *       "metadata": "string"
+                 *       "metadata": "{\"knowledge_base_id\":\"3fa85f64-5717-4562-b3fc-2c963f66afa6\",\"title\":\"Travel policy\",\"tags\":{\"team\":\"hr\"}}"
                  *     }
                  */
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description text/plain or application/pdf
+                     * @description text/plain (.txt, .text), text/markdown (.md, .markdown), text/html (.html, .htm), application/pdf (.pdf). Its part's Content-Type says which; when that is application/octet-stream or missing, the file name's extension, else the content, decides. Markdown and HTML are indexed as their text, without markup.
                      */
                     file: string;
-                    /** @description JSON: {"knowledge_base_id": "…", "title"?: "…", "tags"?: {…}, "anonymize"?: bool}. Title defaults to the file name. */
+                    /**
+                     * @description JSON: {"knowledge_base_id": "…", "title"?: "…", "tags"?: {…}, "anonymize"?: bool}. Title defaults to the file name.
+                     * @example {"knowledge_base_id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","title":"Travel policy","tags":{"team":"hr"}}
+                     */
                     metadata: string;
                 };
             };
@@ -3987,14 +3987,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "string",
-                 *       "dimensions": 1024,
-                 *       "translation_config": {
-                 *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
-                 *       }
+                 *       "name": "Staff handbook"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateKnowledgeBaseRequest"];
@@ -4069,13 +4062,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "string",
-                 *       "translation_config": {
-                 *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
-                 *       }
+                 *       "name": "Staff handbook 2026"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateKnowledgeBaseRequest"];
@@ -4227,24 +4214,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "query": "string",
-                 *       "top_k": 10,
-                 *       "knowledge_base_ids": [
-                 *         "497f6eca-6276-4993-bfeb-53cbbbba6f08"
-                 *       ],
+                 *       "query": "How many days of paid leave do I get?",
+                 *       "top_k": 5,
                  *       "filters": {
-                 *         "property1": "string",
-                 *         "property2": "string"
-                 *       },
-                 *       "metadata_filter": {
-                 *         "property1": "string",
-                 *         "property2": "string"
-                 *       },
-                 *       "corpora": [
-                 *         "string"
-                 *       ],
-                 *       "source_language": "auto",
-                 *       "translate_response": true
+                 *         "tags.team": "hr"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["QueryRequest"];
@@ -4388,9 +4362,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "transcript": "string",
-                 *       "callback_url": "string",
-                 *       "callback_secret": "string"
+                 *       "transcript": "Anna: Welcome, everyone. Today we decide on the new leave policy.\nBen: I propose 25 days of paid leave a year, with five days carried over.\nAnna: Agreed. Ben drafts the policy by Friday."
                  *     }
                  */
                 "application/json": {
@@ -4577,22 +4549,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "string",
-                 *       "external_id": "string",
-                 *       "max_total_chunks": 0,
-                 *       "max_knowledge_bases": 0,
-                 *       "max_documents": 0,
-                 *       "max_document_size_bytes": 0,
-                 *       "query_rate_limit_per_min": 1,
-                 *       "included_queries_per_period": 0,
-                 *       "storage_quota_bytes": 0,
-                 *       "per_user_rate_limit_per_min": 1,
-                 *       "translation_config": {
-                 *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
-                 *       }
+                 *       "name": "Acme Retail",
+                 *       "external_id": "acme-retail",
+                 *       "max_documents": 1000,
+                 *       "storage_quota_bytes": 1073741824
                  *     }
                  */
                 "application/json": components["schemas"]["CreateSubTenantRequest"];
@@ -4859,21 +4819,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "string",
-                 *       "max_total_chunks": 0,
-                 *       "max_knowledge_bases": 0,
-                 *       "max_documents": 0,
-                 *       "max_document_size_bytes": 0,
-                 *       "query_rate_limit_per_min": 1,
-                 *       "included_queries_per_period": 0,
-                 *       "storage_quota_bytes": 0,
-                 *       "per_user_rate_limit_per_min": 1,
-                 *       "translation_config": {
-                 *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
-                 *       }
+                 *       "max_documents": 2000,
+                 *       "query_rate_limit_per_min": 60
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateSubTenantRequest"];
@@ -5064,7 +5011,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "role": "read",
-                 *       "name": "string"
+                 *       "name": "Acme Retail search"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateSubTenantKeyRequest"];
@@ -5294,10 +5241,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "translation_config": {
-                 *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
+                 *         "preferred_language": "nl",
+                 *         "response_translation": "on_request"
                  *       }
                  *     }
                  */
@@ -5448,9 +5393,8 @@ export interface operations {
                  * @example {
                  *       "translation_config": {
                  *         "query_translation": "auto",
-                 *         "response_translation": "always",
-                 *         "preferred_language": "en",
-                 *         "fallback_behaviour": "passthrough"
+                 *         "response_translation": "on_request",
+                 *         "preferred_language": "en"
                  *       }
                  *     }
                  */
@@ -5526,10 +5470,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "audio": "string",
-                 *       "language": "auto",
-                 *       "callback_url": "string",
-                 *       "callback_secret": "string"
+                 *       "language": "en"
                  *     }
                  */
                 "multipart/form-data": {
@@ -5648,9 +5589,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "text": "string",
-                 *       "source": "string",
-                 *       "target": "string"
+                 *       "text": "Staff get 25 days of paid leave a year.",
+                 *       "source": "en",
+                 *       "target": "es"
                  *     }
                  */
                 "application/json": components["schemas"]["TranslateRequest"];
@@ -5742,10 +5683,11 @@ export interface operations {
                 /**
                  * @example {
                  *       "texts": [
-                 *         "string"
+                 *         "Paid leave",
+                 *         "Remote work is allowed two days a week."
                  *       ],
-                 *       "source": "string",
-                 *       "target": "string"
+                 *       "source": "en",
+                 *       "target": "es"
                  *     }
                  */
                 "application/json": components["schemas"]["TranslateBatchRequest"];

@@ -23,6 +23,7 @@ export function addonRoutes(services: Pick<Services, 'addons'>): RouteSpec[] {
       tag: 'Add-ons',
       access: 'write',
       multipart: transcribeParts,
+      example: { language: 'en' },
       status: 202,
       response: accepted,
       errors: [400, 401, 403, 413, 415, 422, 503],
@@ -45,6 +46,10 @@ export function addonRoutes(services: Pick<Services, 'addons'>): RouteSpec[] {
       tag: 'Add-ons',
       access: 'write',
       body: generateReportSchema,
+      example: {
+        transcript:
+          'Anna: Welcome, everyone. Today we decide on the new leave policy.\nBen: I propose 25 days of paid leave a year, with five days carried over.\nAnna: Agreed. Ben drafts the policy by Friday.',
+      },
       status: 202,
       response: accepted,
       errors: [400, 401, 403, 422, 503],

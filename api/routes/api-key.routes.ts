@@ -17,6 +17,7 @@ export function apiKeyRoutes(services: Pick<Services, 'keys'>): RouteSpec[] {
       tag: 'API keys',
       access: 'admin',
       body: createApiKeySchema,
+      example: { name: 'Search frontend', role: 'read' },
       status: 201,
       response: { description: 'Created', schema: createdApiKeySchema },
       errors: [401, 403, 422],

@@ -70,6 +70,7 @@ export function billingRoutes(services: Pick<Services, 'billing' | 'planChanges'
       operationId: 'setBillingDetails',
       summary: 'Set the billing details required for paid plans and annual billing',
       body: billingDetailsSchema,
+      example: { company_name: 'Acme B.V.', email: 'billing@acme.example', address: 'Keizersgracht 1, 1015 CC Amsterdam', country: 'NL', vat_id: 'NL123456789B01', payment_method: 'sepa_debit' },
       status: 200,
       response: { description: 'The stored details', schema: billingDetailsSchema },
       errors: [401, 403, 422],
@@ -82,6 +83,7 @@ export function billingRoutes(services: Pick<Services, 'billing' | 'planChanges'
       operationId: 'upgradePlan',
       summary: 'Upgrade at once; included queries are prorated for the rest of the period',
       body: planBody,
+      example: { plan: 'enterprise' },
       status: 200,
       response: {
         description: 'Upgraded',
@@ -97,6 +99,7 @@ export function billingRoutes(services: Pick<Services, 'billing' | 'planChanges'
       operationId: 'downgradePlan',
       summary: 'Schedule a downgrade for the end of the billing period',
       body: planBody,
+      example: { plan: 'payg' },
       status: 200,
       response: {
         description: 'Scheduled',
@@ -134,6 +137,7 @@ export function billingRoutes(services: Pick<Services, 'billing' | 'planChanges'
       operationId: 'setBillingInterval',
       summary: 'Switch between monthly and annual billing (from the next period)',
       body: z.strictObject({ billing_interval: z.enum(['monthly', 'annual']) }),
+      example: { billing_interval: 'annual' },
       status: 200,
       response: {
         description: 'Scheduled or unchanged',

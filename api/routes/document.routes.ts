@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { documentSchema, ingestDocumentSchema } from '../../core/documents/document.schema.js';
 import { presentDocument, presentStoredDocument } from '../../core/documents/document.presenter.js';
+import { UPLOAD_FILE_TYPES, extensionOf } from '../../core/documents/file-types.js';
 import { jobSchema } from '../../core/jobs/job.schema.js';
 import { presentJob } from '../../core/jobs/job.presenter.js';
 import { BURST_LIMITS } from '../../core/plans.js';
@@ -9,7 +10,7 @@ import { perKeyLimit } from '../middleware/rate-limit.js';
 import { parseMultipart } from '../multipart.js';
 import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
-import { uuidParam } from '../schemas.js';
+import { EXAMPLE_KNOWLEDGE_BASE_ID, uuidParam } from '../schemas.js';
 
 /** Spec §8: an upload request is at most 55 MB. */
 export const MAX_UPLOAD_REQUEST_BYTES = 55 * 1024 * 1024;
@@ -18,10 +19,19 @@ const idParams = z.object({ id: uuidParam });
 export const documentAcceptedSchema = z.object({ job_id: z.uuid(), document_id: z.uuid() });
 const accepted = { description: 'Accepted: indexing runs asynchronously; poll GET /v1/jobs/{job_id}.', schema: documentAcceptedSchema };
 
+const UPLOAD_METADATA_EXAMPLE = JSON.stringify({ knowledge_base_id: EXAMPLE_KNOWLEDGE_BASE_ID, title: 'Travel policy', tags: { team: 'hr' } });
+
 const uploadParts = z.object({
-  file: z.string().meta({ format: 'binary', description: 'text/plain or application/pdf' }),
+  file: z.string().meta({
+    format: 'binary',
+    description:
+      `${UPLOAD_FILE_TYPES.map((t) => `${t.type} (${t.extensions.join(', ')})`).join(', ')}. ` +
+      'Its part\'s Content-Type says which; when that is application/octet-stream or missing, the file name\'s extension, else the content, decides. ' +
+      'Markdown and HTML are indexed as their text, without markup.',
+  }),
   metadata: z.string().meta({
     description: 'JSON: {"knowledge_base_id": "…", "title"?: "…", "tags"?: {…}, "anonymize"?: bool}. Title defaults to the file name.',
+    example: UPLOAD_METADATA_EXAMPLE,
   }),
 });
 
@@ -38,6 +48,12 @@ export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | '
       tag: 'Documents',
       access: 'write',
       body: ingestDocumentSchema,
+      example: {
+        knowledge_base_id: EXAMPLE_KNOWLEDGE_BASE_ID,
+        title: 'Holidays',
+        content: 'Staff get 25 days of paid leave a year.\n\nUp to five unused days carry over to the next year.',
+        tags: { team: 'hr' },
+      },
       status: 202,
       response: accepted,
       errors: [400, 401, 402, 403, 404, 413, 429],
@@ -48,10 +64,11 @@ export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | '
       method: 'post',
       path: '/v1/documents/upload',
       operationId: 'uploadDocument',
-      summary: 'Upload a text or PDF file (max request 55 MB)',
+      summary: 'Upload a text, Markdown, HTML or PDF file (max request 55 MB)',
       tag: 'Documents',
       access: 'write',
       multipart: uploadParts,
+      example: { metadata: UPLOAD_METADATA_EXAMPLE },
       status: 202,
       response: accepted,
       errors: [400, 401, 402, 403, 404, 413, 415, 422, 429],
@@ -92,7 +109,7 @@ export function documentRoutes(services: Pick<Services, 'documents' | 'jobs' | '
       handler: async ({ ctx, params, res }) => {
         const file = await documents.download(scopeOf(ctx), params.id);
         const type = file.contentType === 'application/pdf' ? 'application/pdf' : 'application/octet-stream';
-        const name = (file.fileName ?? `${params.id}${type === 'application/pdf' ? '.pdf' : '.txt'}`).replace(/["\\\r\n]/g, '_');
+        const name = (file.fileName ?? `${params.id}${extensionOf(file.contentType)}`).replace(/["\\\r\n]/g, '_');
         res.status(200);
         res.setHeader('Content-Type', type);
         res.setHeader('Content-Length', String(file.data.length));

@@ -31,6 +31,7 @@ export function dpaRoutes(services: Pick<Services, 'dpa'>): RouteSpec[] {
       tag: 'Data processing agreement',
       access: 'admin',
       body: z.strictObject({ version: z.number().int().min(1) }),
+      example: { version: dpa.currentVersion },
       headers: z.object({ 'x-accepted-by': z.string().max(MAX_ACCEPTED_BY_CHARS).optional().meta({ description: 'Who accepted (recorded).' }) }),
       status: 200,
       response: { description: 'Accepted', schema: z.object({ status: z.literal('accepted'), dpa_version: z.number().int() }) },

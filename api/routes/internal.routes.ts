@@ -31,6 +31,15 @@ export function internalRoutes(services: Pick<Services, 'tenants'>): RouteSpec[]
     route({
       ...common,
       method: 'get',
+      path: '/internal/v1/tenants',
+      operationId: 'internalListTenants',
+      summary: 'List every tenant, oldest first',
+      status: 200,
+      handler: async () => ({ tenants: (await tenants.list()).map(presentTenant) }),
+    }),
+    route({
+      ...common,
+      method: 'get',
       path: '/internal/v1/tenants/{id}',
       operationId: 'internalGetTenant',
       summary: 'Get a tenant',

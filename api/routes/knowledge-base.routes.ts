@@ -27,6 +27,7 @@ export function knowledgeBaseRoutes(services: Pick<Services, 'knowledgeBases' | 
       tag: 'Knowledge bases',
       access: 'write',
       body: createKnowledgeBaseSchema,
+      example: { name: 'Staff handbook' },
       status: 201,
       response: { description: 'Created', schema: knowledgeBaseCreatedSchema },
       errors: [401, 403, 422],
@@ -53,6 +54,7 @@ export function knowledgeBaseRoutes(services: Pick<Services, 'knowledgeBases' | 
       access: 'write',
       params: kbParams,
       body: updateKnowledgeBaseSchema,
+      example: { name: 'Staff handbook 2026' },
       status: 204,
       errors: [401, 403, 404, 422],
       before: [

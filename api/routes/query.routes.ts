@@ -30,6 +30,7 @@ export function queryRoutes(services: Pick<Services, 'queries' | 'adapters'>): R
       tag: 'Query',
       access: 'read',
       body: queryRequestSchema,
+      example: { query: 'How many days of paid leave do I get?', top_k: 5, filters: { 'tags.team': 'hr' } },
       headers: z.object({
         'x-user-id': z.string().max(MAX_USER_ID_CHARS).optional().meta({ description: 'End user the query is made for (max 256 chars).' }),
       }),

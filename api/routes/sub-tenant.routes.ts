@@ -35,6 +35,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       operationId: 'createSubTenant',
       summary: 'Create a sub-tenant (200 with the existing one when external_id is taken)',
       body: createSubTenantSchema,
+      example: { name: 'Acme Retail', external_id: 'acme-retail', max_documents: 1000, storage_quota_bytes: 1073741824 },
       status: 201,
       response: { description: 'Created (or, with status 200, the existing record of that external_id)', schema: subTenantSchema },
       errors: [401, 403, 422],
@@ -74,6 +75,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       summary: 'Rename a sub-tenant or change its limits (null clears a limit)',
       params: idParams,
       body: updateSubTenantSchema,
+      example: { max_documents: 2000, query_rate_limit_per_min: 60 },
       status: 200,
       response: { description: 'The updated sub-tenant', schema: subTenantSchema },
       errors: [...errors, 422],
@@ -98,6 +100,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       summary: 'Create a key that sees only this sub-tenant',
       params: idParams,
       body: createSubTenantKeySchema,
+      example: { role: 'read', name: 'Acme Retail search' },
       status: 201,
       response: {
         description: 'Created; the key is shown only here',
@@ -190,6 +193,7 @@ export function subTenantRoutes(services: Pick<Services, 'subTenants'>): RouteSp
       access: 'admin',
       params: z.object({ id: uuidParam, user_id: z.string().min(1).max(MAX_USER_ID_CHARS) }),
       body: userPreferencesSchema,
+      example: { translation_config: { preferred_language: 'nl', response_translation: 'on_request' } },
       status: 200,
       response: {
         description: 'The stored preferences',

@@ -19,17 +19,16 @@ import {
   listDocumentsOfKnowledgeBase,
 } from './document.repository.js';
 import { type IngestDocumentInput, MAX_CONTENT_BYTES, type UploadMetadata, uploadMetadataSchema } from './document.schema.js';
+import { UPLOAD_FILE_TYPE_LIST, type UploadFileType, textOfFile, uploadFileType } from './file-types.js';
 import type { PdfExtractor } from './pdf-extractor.js';
 
 /** An uploaded file as the HTTP layer received it. */
 export interface UploadedFile {
   data: Buffer;
-  /** The part's declared media type, without parameters. */
+  /** The part's declared media type, without parameters ('' when it has none). */
   contentType: string;
   fileName: string | null;
 }
-
-export const SUPPORTED_UPLOAD_TYPES = ['text/plain', 'application/pdf'] as const;
 
 /** A stored document and the job that indexes it. */
 export interface StoredDocument {
@@ -75,21 +74,16 @@ export class DocumentService {
     });
   }
 
-  /** POST /v1/documents/upload: extracts the text of a text or PDF file, then as `ingest`. */
+  /** POST /v1/documents/upload: extracts the text of a text, Markdown, HTML or PDF file, then as `ingest`. */
   async upload(scope: Scope, rawMetadata: string | undefined, file: UploadedFile | undefined): Promise<StoredDocument> {
     if (!file) throw errors.badRequest('missing_file', 'The multipart part "file" is required.');
     const metadata = parseUploadMetadata(rawMetadata);
     assertStorableText(file.fileName, 'file.filename');
-    if (!(SUPPORTED_UPLOAD_TYPES as readonly string[]).includes(file.contentType)) {
-      throw errors.unprocessable(
-        'unsupported_file_type',
-        `Files of type ${file.contentType || 'unknown'} are not supported; upload text/plain or application/pdf.`,
-        [{ field: 'file.content_type', message: 'must be text/plain or application/pdf' }],
-      );
-    }
+    const type = uploadFileType(file.contentType, file.fileName, file.data);
+    if (!type) throw unsupportedFileType(file.contentType);
     // The knowledge base is checked before the (possibly slow) extraction.
     await this.visibleKnowledgeBase(scope, metadata.knowledge_base_id);
-    const content = file.contentType === 'application/pdf' ? await this.pdfText(file.data) : decodeText(file.data);
+    const content = await this.textOf(type, file.data);
     if (Buffer.byteLength(content, 'utf8') > MAX_CONTENT_BYTES) {
       throw errors.unprocessable('content_too_large', 'The extracted text is larger than 10 MB.', [{ field: 'file', message: 'its text is larger than 10 MB' }], {
         limit: MAX_CONTENT_BYTES,
@@ -103,8 +97,17 @@ export class DocumentService {
       content,
       tags: metadata.tags ?? {},
       anonymize: metadata.anonymize,
-      file,
+      // Stored as the type it was read as, so the record and the download say what it is.
+      file: { ...file, contentType: type },
     });
+  }
+
+  private async textOf(type: UploadFileType, data: Buffer): Promise<string> {
+    if (type === 'application/pdf') return this.pdfText(data);
+    const text = textOfFile(type, data);
+    // The text keeps the rule for all text Lore receives (no NUL): a file that breaks it is refused with 422, not silently altered.
+    assertStorableText(text, 'file');
+    return text;
   }
 
   private async pdfText(data: Buffer): Promise<string> {
@@ -217,25 +220,11 @@ function parseUploadMetadata(raw: string | undefined): UploadMetadata {
   return parsed.data;
 }
 
-/**
- * A text file's characters: UTF-16 when it starts with a UTF-16 byte-order mark, else UTF-8 (a BOM
- * is dropped), else Windows-1252, the usual legacy encoding. The text then keeps the rule for all
- * text Lore receives (no NUL): a file that breaks it is refused with 422, not silently altered.
- */
-function decodeText(data: Buffer): string {
-  const bom = data.subarray(0, 2).toString('hex');
-  let text: string;
-  if (bom === 'fffe' || bom === 'feff') {
-    text = new TextDecoder(bom === 'fffe' ? 'utf-16le' : 'utf-16be').decode(data);
-  } else {
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(data);
-    } catch {
-      text = new TextDecoder('windows-1252').decode(data);
-    }
-  }
-  assertStorableText(text, 'file');
-  return text;
+function unsupportedFileType(declared: string) {
+  const what = declared && declared !== 'application/octet-stream' ? `Files of type ${declared}` : 'Files whose name and content show no supported type';
+  return errors.unprocessable('unsupported_file_type', `${what} are not supported; upload ${UPLOAD_FILE_TYPE_LIST}.`, [
+    { field: 'file.content_type', message: `must be ${UPLOAD_FILE_TYPE_LIST}` },
+  ]);
 }
 
 function titleFromFileName(fileName: string | null): string {

@@ -59,6 +59,12 @@ export async function findTenant(db: Queryable, scope: Scope): Promise<TenantRec
   return rows[0];
 }
 
+/** Every tenant of the instance, oldest first: the instance operator's list (unscoped by nature). */
+export async function listTenants(db: Queryable): Promise<TenantRecord[]> {
+  const { rows } = await db.query<TenantRecord>(`SELECT ${COLUMNS} FROM tenants ORDER BY created_at, id`);
+  return rows;
+}
+
 /** Locks the tenant row for the rest of the transaction: serializes quota checks of one tenant. */
 export async function lockTenant(db: Queryable, scope: Scope): Promise<TenantRecord | undefined> {
   const { rows } = await db.query<TenantRecord>(`SELECT ${COLUMNS} FROM tenants WHERE id = $1 FOR UPDATE`, [scope.tenantId]);

@@ -5,7 +5,7 @@ import type { PortalAccountService } from '../portal/portal-account.service.js';
 import type { ApiKeyService, IssuedKey } from '../keys/api-key.service.js';
 import { isUuid } from '../shared/ids.js';
 import { type Scope, tenantScope } from '../shared/scope.js';
-import { findTenant, findTenantByOperatorRef, insertTenant, updateTenant } from './tenant.repository.js';
+import { findTenant, findTenantByOperatorRef, insertTenant, listTenants, updateTenant } from './tenant.repository.js';
 import type { CreateTenantInput, TenantRecord, UpdateTenantInput } from './tenant.schema.js';
 
 /** The first portal user's set-password e-mail: to whom, and where it went (null: it could not be sent). */
@@ -58,6 +58,11 @@ export class TenantService {
   /** The tenant the Kubernetes operator created for a resource, if any. */
   findByOperatorRef(operatorRef: string): Promise<TenantRecord | undefined> {
     return findTenantByOperatorRef(this.db, operatorRef);
+  }
+
+  /** Every tenant of the instance, oldest first (the instance operator's view). */
+  list(): Promise<TenantRecord[]> {
+    return listTenants(this.db);
   }
 
   async get(scope: Scope): Promise<TenantRecord> {

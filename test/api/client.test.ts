@@ -1,9 +1,27 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { clientTypes } from '../../client/generate.js';
 import { LoreClient, LoreError, retryAfterSeconds } from '../../client/lore-client.js';
 import { type TestApp, createTenant, startTestApp } from '../support/app.js';
 import { testDatabases } from '../support/databases.js';
+import { ROOT, run } from '../support/process.js';
+
+/** The README's first TypeScript block, as it stands. */
+async function readmeExample(): Promise<string> {
+  const block = /```ts\n([\s\S]*?)```/.exec(await readFile(path.join(ROOT, 'client/README.md'), 'utf8'))?.[1];
+  assert.ok(block, 'client/README.md has no ts block');
+  return block;
+}
+
+/** A one-page PDF with a text layer, as a reader's own policy.pdf would be. */
+async function policyPdf(text: string): Promise<Uint8Array> {
+  const pdf = await PDFDocument.create();
+  pdf.addPage().drawText(text, { x: 50, y: 700, size: 12, font: await pdf.embedFont(StandardFonts.Helvetica) });
+  return pdf.save();
+}
 
 describe('the typed client (client/)', () => {
   it('reads Retry-After as seconds or as an HTTP date', () => {
@@ -42,6 +60,31 @@ describe('the typed client (client/)', () => {
         const answer = LoreClient.data(await lore.api.POST('/v1/query', { body: { query: 'remote work days', top_k: 3, filters: { 'tags.team': 'ops' } } }));
         assert.equal(answer.results.length, 1);
         assert.equal(answer.results[0]!.document_id, file.document_id);
+      });
+
+      it("runs the README's example as written, a PDF without a type included", async function () {
+        this.timeout(120_000);
+        const tenant = await createTenant(app);
+        // The reader's setup: the example saved in the repository's root (an ES module package, with
+        // client/ beside it) and a PDF of theirs as policy.pdf.
+        const dir = await mkdtemp(path.join(tmpdir(), 'lore-client-readme-'));
+        try {
+          await writeFile(path.join(dir, 'package.json'), '{"type": "module"}\n');
+          await symlink(path.join(ROOT, 'client'), path.join(dir, 'client'));
+          await writeFile(path.join(dir, 'example.ts'), await readmeExample());
+          await writeFile(path.join(dir, 'policy.pdf'), await policyPdf('Unused leave days carry over to the next year, up to five days.'));
+          const { stdout } = await run(process.execPath, ['--import', import.meta.resolve('tsx'), 'example.ts'], {
+            cwd: dir,
+            env: { PATH: process.env.PATH ?? '', LORE_URL: app.url, LORE_KEY: tenant.key },
+            timeout: 100_000,
+          });
+          assert.deepEqual(stdout.trim().split('\n').sort(), [
+            'Holidays: Staff get 25 days of paid leave a year.',
+            'policy: Unused leave days carry over to the next year, up to five days.',
+          ]);
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
       });
 
       it('turns error answers into LoreError with the status and the code', async () => {

@@ -15,6 +15,7 @@ describe('the corpus CLI', function () {
     await fs.mkdir(path.join(dir, 'docs/andes'), { recursive: true });
     await fs.writeFile(path.join(dir, 'docs/alpaca.txt'), 'Alpacas are domesticated camelids bred for their fleece.');
     await fs.writeFile(path.join(dir, 'docs/andes/llama.md'), '# Llamas\n\nLlamas carry loads across the Andes mountains.');
+    await fs.writeFile(path.join(dir, 'docs/andes/vicuna.html'), '<html><head><title>x</title></head><body><h1>Vicuñas</h1><p>Vicuñas live high in the <b>Andes</b>.</p></body></html>');
     await fs.writeFile(path.join(dir, 'docs/photo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
     await fs.writeFile(path.join(dir, 'docs/blank.txt'), '  \n');
     const jsonl = [
@@ -35,9 +36,9 @@ describe('the corpus CLI', function () {
     assert.deepEqual(corpus.plans, ['standard', 'enterprise']);
     assert.equal(corpus.license_info, 'CC0');
     const folder = await cli('corpus', 'ingest', 'camelids', path.join(dir, 'docs'));
-    assert.equal(folder.records, 2);
+    assert.equal(folder.records, 3);
     assert.deepEqual(folder.skipped, ['blank.txt', 'photo.png']);
-    assert.deepEqual(folder.jobs.map((j: { status: string; records: number }) => [j.status, j.records]), [['completed', 2]]);
+    assert.deepEqual(folder.jobs.map((j: { status: string; records: number }) => [j.status, j.records]), [['completed', 3]]);
 
     // A malformed file is refused as a whole, naming the line.
     await assert.rejects(runCli(['corpus', 'ingest', 'camelids', path.join(dir, 'broken.jsonl')], env), (err: { code: number; stderr: string }) => {
@@ -56,13 +57,20 @@ describe('the corpus CLI', function () {
       assert.equal(llama.status, 200);
       assert.deepEqual(llama.body.results, [
         {
-          content: '# Llamas\n\nLlamas carry loads across the Andes mountains.',
+          // Markdown and HTML records are read as uploads read them: their text, without markup.
+          content: 'Llamas\n\nLlamas carry loads across the Andes mountains.',
           score: llama.body.results[0].score,
           source: 'camelids',
           source_record_id: 'andes/llama.md',
           metadata: { path: 'andes/llama.md' },
         },
       ]);
+
+      const vicuna = await api('POST', '/v1/query', { query: 'vicuñas live high', top_k: 1 });
+      assert.deepEqual(
+        vicuna.body.results.map((r: { source_record_id: string; content: string }) => [r.source_record_id, r.content]),
+        [['andes/vicuna.html', 'Vicuñas\n\nVicuñas live high in the Andes.']],
+      );
 
       const jsonl = await cli('corpus', 'ingest', 'camelids', path.join(dir, 'records.jsonl'));
       assert.equal(jsonl.records, 2);
@@ -75,7 +83,7 @@ describe('the corpus CLI', function () {
 
       const listed = await cli('corpus', 'list');
       const [camelids] = listed.corpora;
-      assert.deepEqual([camelids.slug, camelids.records, camelids.chunk_count], ['camelids', { pending: 0, ready: 4, failed: 0 }, 4]);
+      assert.deepEqual([camelids.slug, camelids.records, camelids.chunk_count], ['camelids', { pending: 0, ready: 5, failed: 0 }, 5]);
       assert.equal((await cli('corpus', 'jobs', 'camelids')).jobs.length, 2);
       const updated = await cli('corpus', 'update', 'camelids', '--requires-dua', 'true');
       assert.equal(updated.requires_dua, true);

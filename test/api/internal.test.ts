@@ -30,6 +30,19 @@ for (const database of testDatabases()) {
       }
     });
 
+    it('lists every tenant, oldest first, to the admin token only', async () => {
+      const admin = client(app.url, TEST_ADMIN_TOKEN);
+      const first = await createTenant(app);
+      const second = await createTenant(app, 'enterprise');
+      const res = await admin('GET', '/internal/v1/tenants');
+      assert.equal(res.status, 200);
+      const ids = res.body.tenants.map((t: { id: string }) => t.id);
+      assert.ok(ids.indexOf(first.id) >= 0 && ids.indexOf(first.id) < ids.indexOf(second.id), JSON.stringify(ids));
+      const listed = res.body.tenants.find((t: { id: string }) => t.id === second.id);
+      assert.deepEqual(listed, (await admin('GET', `/internal/v1/tenants/${second.id}`)).body);
+      assert.equal((await client(app.url, second.key)('GET', '/internal/v1/tenants')).status, 401);
+    });
+
     it('creates a tenant with a working admin key, and reads it back', async () => {
       const admin = client(app.url, TEST_ADMIN_TOKEN);
       const email = `ops-${randomUUID()}@acme.example`;

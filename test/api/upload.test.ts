@@ -11,6 +11,18 @@ function form(file: { data: Uint8Array | string; type: string; name?: string } |
   return f;
 }
 
+/** A multipart body whose file part has no Content-Type header at all (as Python's requests sends a file). */
+function untypedFileBody(data: Uint8Array, fileName: string, metadata: unknown): { body: Buffer; type: string } {
+  const boundary = 'UntypedFileBoundary';
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(metadata)}\r\n`),
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\n\r\n`),
+    data,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { body, type: `multipart/form-data; boundary=${boundary}` };
+}
+
 /**
  * POSTs an upload with node:http and returns the server's answer as soon as it comes, even when
  * the connection breaks before the whole body was sent: an oversized request is answered at once,
@@ -84,6 +96,79 @@ for (const database of testDatabases()) {
       assert.deepEqual(new Uint8Array(file.body), pdf);
       const hits = await api('POST', '/v1/query', { query: 'fragments indexation', top_k: 1 });
       assert.equal(hits.body.results[0].document_id, res.body.document_id);
+    });
+
+    it('indexes Markdown and HTML as their text, without markup, and keeps the original file', async () => {
+      const api = client(app.url, tenant.key);
+      const markdown = [
+        '# Travel policy',
+        '',
+        'Book trains for trips under **600 km**; see the [booking portal](https://travel.example.com/book "Portal").',
+        '',
+        '- Economy class',
+        '- Receipts within _30 days_',
+        '',
+        '```sh',
+        'expense submit --trip 42',
+        '```',
+      ].join('\n');
+      const html =
+        '<!DOCTYPE html><html><head><title>Menu</title><style>p{color:red}</style><script>var hidden = "<p>no</p>";</script></head>' +
+        '<body><h1>Canteen&nbsp;menu</h1><p>Soup &amp; bread<br>on Mondays &#8212; free</p><!-- not shown --><ul><li>Tea</li><li>Coffee</li></ul></body></html>';
+      const cases = [
+        { data: markdown, type: 'text/markdown', name: 'travel.md', text: 'Travel policy\n\nBook trains for trips under 600 km; see the booking portal.\n\nEconomy class\nReceipts within 30 days\n\nexpense submit --trip 42' },
+        { data: html, type: 'text/html', name: 'menu.html', text: 'Canteen menu\n\nSoup & bread\non Mondays — free\n\nTea\nCoffee' },
+      ];
+      for (const c of cases) {
+        const res = await upload(form({ data: c.data, type: c.type, name: c.name }, { knowledge_base_id: kb }));
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+        assert.equal((await waitForJob(app, tenant.key, res.body.job_id)).status, 'completed');
+        const doc = (await api('GET', `/v1/documents/${res.body.document_id}`)).body;
+        assert.equal(doc.content, c.text);
+        assert.deepEqual(doc.file, { content_type: c.type, file_name: c.name, size_bytes: Buffer.byteLength(c.data) });
+        assert.equal(Buffer.from((await api('GET', `/v1/documents/${res.body.document_id}/download`)).body).toString('utf8'), c.data);
+      }
+      const hits = await api('POST', '/v1/query', { query: 'canteen soup bread', top_k: 1 });
+      assert.equal(hits.body.results[0].document_title, 'menu');
+    });
+
+    it('reads a file sent as application/octet-stream, or without a type, by its name, else by its content', async () => {
+      const api = client(app.url, tenant.key);
+      const pdf = await multilingualPdf();
+      const cases: Array<{ data: Uint8Array | string; name: string; untyped?: boolean; type: string; content: RegExp }> = [
+        { data: pdf, name: 'guide.pdf', type: 'application/pdf', content: /Les documents sont découpés/ },
+        { data: pdf, name: 'guide.bin', type: 'application/pdf', content: /Les documents sont découpés/ },
+        { data: pdf, name: 'guide', untyped: true, type: 'application/pdf', content: /Les documents sont découpés/ },
+        { data: '## Notes\n\nThe *quiet* room is on floor 3.', name: 'notes.MD', type: 'text/markdown', content: /^Notes\n\nThe quiet room is on floor 3\.$/ },
+        { data: '## Notes\n\nThe quiet room is on floor 3.', name: 'notes.md', untyped: true, type: 'text/markdown', content: /^Notes\n\nThe quiet room/ },
+        { data: '\n  <!doctype html><p>Parking &amp; bikes</p>', name: 'page', type: 'text/html', content: /^Parking & bikes$/ },
+        { data: 'Plain words, café, naïve.', name: 'README', type: 'text/plain', content: /^Plain words, café, naïve\.$/ },
+        { data: 'Untyped plain words.', name: 'notes.log', untyped: true, type: 'text/plain', content: /^Untyped plain words\.$/ },
+      ];
+      for (const c of cases) {
+        const metadata = { knowledge_base_id: kb };
+        let res: { status: number; body: any };
+        if (c.untyped) {
+          const { body, type } = untypedFileBody(typeof c.data === 'string' ? Buffer.from(c.data) : c.data, c.name, metadata);
+          const answer = await fetch(`${app.url}/v1/documents/upload`, { method: 'POST', headers: { authorization: `Bearer ${tenant.key}`, 'content-type': type }, body });
+          res = { status: answer.status, body: await answer.json() };
+        } else {
+          res = await upload(form({ data: c.data, type: 'application/octet-stream', name: c.name }, metadata));
+        }
+        assert.equal(res.status, 202, `${c.name}: ${JSON.stringify(res.body)}`);
+        const doc = (await api('GET', `/v1/documents/${res.body.document_id}`)).body;
+        assert.match(doc.content, c.content, c.name);
+        assert.equal(doc.file.content_type, c.type, c.name);
+      }
+      // Binary content with no telling name stays refused, and a declared type is taken at its word.
+      const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
+      for (const body of [form({ data: png, type: 'application/octet-stream', name: 'photo' }, { knowledge_base_id: kb }), form({ data: 'words', type: 'text/csv', name: 'a.txt' }, { knowledge_base_id: kb })]) {
+        const refused = await upload(body);
+        assert.equal(refused.status, 422);
+        assert.equal(refused.body.error, 'unsupported_file_type');
+        assert.deepEqual(refused.body.fields.map((f: { field: string }) => f.field), ['file.content_type']);
+        assert.match(refused.body.message, /text\/plain, text\/markdown, text\/html or application\/pdf/);
+      }
     });
 
     it('answers 404 for a download when no file is stored', async () => {
