@@ -1,7 +1,7 @@
 import { type Role, roleAtLeast } from '../../core/context.js';
 import { DPA_HEADER_VALUE } from '../../core/dpa/dpa.service.js';
 import { DELETE_CONFIRMATION } from '../../core/accounts/account.service.js';
-import type { SUPPORTED_UPLOAD_TYPES } from '../../core/documents/document.service.js';
+import { UPLOAD_FILE_TYPES } from '../../core/documents/file-types.js';
 import { PLANS, PLAN_IDS, type PlanId, MICROCENTS_PER_EUR } from '../../core/plans.js';
 import { ROLES } from '../../core/context.js';
 import { Html, html } from './html.js';
@@ -281,20 +281,8 @@ export interface DocumentView {
   error?: unknown;
 }
 
-/**
- * The file input's `accept`: each media type ingestion takes (the type names them all, so a new one
- * cannot be left out) with its extensions, and Markdown and HTML, whose ingestion is being added
- * (until it is, such a file is answered `422 unsupported_file_type`).
- */
-const UPLOAD_TYPES: Record<(typeof SUPPORTED_UPLOAD_TYPES)[number] | 'text/markdown' | 'text/html', string[]> = {
-  'text/plain': ['.txt'],
-  'application/pdf': ['.pdf'],
-  'text/markdown': ['.md', '.markdown'],
-  'text/html': ['.html', '.htm'],
-};
-const UPLOAD_ACCEPT = Object.entries(UPLOAD_TYPES)
-  .flatMap(([type, extensions]) => [...extensions, type])
-  .join(',');
+/** The file input's `accept`: every type ingestion takes, with its extensions. */
+const UPLOAD_ACCEPT = UPLOAD_FILE_TYPES.flatMap(({ type, extensions }) => [...extensions, type]).join(',');
 
 export function knowledgeBasePage(viewer: Viewer, kb: KnowledgeBaseView, documents: DocumentView[]): string {
   const canWrite = roleAtLeast(viewer.role, 'write');
@@ -302,7 +290,7 @@ export function knowledgeBasePage(viewer: Viewer, kb: KnowledgeBaseView, documen
     kb.name,
     html`<p><a href="/portal/knowledge-bases">All knowledge bases</a></p>
 ${canWrite
-  ? html`<section class="card"><h2>Upload a document</h2><p class="muted">Plain text or PDF. It is chunked, embedded and indexed in the background.</p>
+  ? html`<section class="card"><h2>Upload a document</h2><p class="muted">Plain text, Markdown, HTML or PDF. It is chunked, embedded and indexed in the background.</p>
 ${apiForm(
   'POST /v1/documents/upload',
   html`<input type="hidden" name="knowledge_base_id" value="${kb.id}">

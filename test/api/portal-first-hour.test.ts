@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { SUPPORTED_UPLOAD_TYPES } from '../../core/documents/document.service.js';
+import { UPLOAD_FILE_TYPES } from '../../core/documents/file-types.js';
 import { tenantScope } from '../../core/shared/scope.js';
 import { TEST_ADMIN_TOKEN, type TestApp, client, startTestApp } from '../support/app.js';
 import { type PortalInChromium, launchChromium, startPortalInChromium } from '../support/chromium.js';
@@ -137,7 +137,7 @@ describe("the web portal in Chromium: a newcomer's first hour", function () {
     const kb = await client(app.url, tenant.key)('POST', '/v1/knowledge-bases', { name: 'Handbook' });
     await page.goto(`${base}/portal/knowledge-bases/${kb.body.id}`);
     const accept = ((await page.getByLabel('File', { exact: true }).getAttribute('accept')) ?? '').split(',');
-    for (const type of [...SUPPORTED_UPLOAD_TYPES, '.txt', '.pdf', '.md', '.markdown', 'text/markdown', '.html', '.htm', 'text/html']) {
+    for (const type of [...UPLOAD_FILE_TYPES.map((t) => t.type), '.txt', '.pdf', '.md', '.markdown', 'text/markdown', '.html', '.htm', 'text/html']) {
       assert.ok(accept.includes(type), `the file input's accept (${accept.join(',')}) lacks ${type}`);
     }
   });
