@@ -21,6 +21,8 @@ export interface DocumentToIndex {
   /** The chunk count reserved when the document was stored (its job's total). */
   chunk_count: number;
   dimensions: number;
+  /** `ready` when an earlier attempt made it searchable and stopped before completing its job. */
+  status: 'processing' | 'ready' | 'failed';
 }
 
 /** A document named by its indexing job: the job row carries both ids. */
@@ -34,7 +36,7 @@ export async function documentsToIndex(db: Queryable, refs: readonly DocumentRef
   if (!refs.length) return [];
   const { rows } = await db.query<DocumentToIndex>(
     `SELECT d.id, d.tenant_id, d.sub_tenant_id, d.knowledge_base_id, d.title, d.tags, d.content, d.source, d.created_at, d.chunk_count,
-            kb.dimensions
+            d.status, kb.dimensions
      FROM unnest($1::uuid[], $2::uuid[]) AS r(tenant_id, id)
      JOIN documents d ON d.id = r.id AND d.tenant_id = r.tenant_id
      JOIN knowledge_bases kb ON kb.id = d.knowledge_base_id AND kb.tenant_id = d.tenant_id`,

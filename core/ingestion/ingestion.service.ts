@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/database.js';
 import type { Decompounder } from '../ports/decompounder.js';
 import { EmbeddingEncoder } from '../db/embeddings.js';
-import { completeJobs } from '../jobs/job.repository.js';
+import { completeJobs, holdJobs } from '../jobs/job.repository.js';
 import type { JobRow } from '../jobs/job.repository.js';
 import { type Embedder, passageText } from '../ports/embedder.js';
 import { tenantScope } from '../shared/scope.js';
@@ -80,6 +80,7 @@ function chunksOf(job: JobRow, doc: DocumentToIndex): TextChunk[] {
 }
 
 const documentDeleted = () => new NonRetryableError('The document was deleted before it was indexed.');
+const leaseLost = (jobs: number) => new LeaseLostError(jobs > 1 ? 'Another worker took over a job of this batch.' : 'Another worker took over this job.');
 
 /**
  * The ingestion activity: chunks a stored document, embeds the chunks, and writes them with their
@@ -102,6 +103,13 @@ export class IngestionService {
   async indexDocument(job: JobRow, control: JobControl): Promise<void> {
     const doc = (await this.loadDocuments([job])).get(job.document_id ?? '');
     if (!doc) throw documentDeleted();
+    if (doc.status === 'ready') {
+      // An earlier attempt made the document searchable and stopped before its job completed: the
+      // index reads its chunks back, then the job completes.
+      await this.vectors.documentsIndexed([{ id: doc.id }]);
+      await this.completeJobs([job], control.owner);
+      return;
+    }
     const chunks = chunksOf(job, doc);
     // Only a retried or resumed job can find chunks written (its first attempt starts from nothing).
     const done = job.attempts > 1 ? await indexedChunkLanguages(this.db, tenantScope(doc.tenant_id), doc.id) : new Map<number, string | null>();
@@ -109,8 +117,7 @@ export class IngestionService {
     if (done.size || job.total_chunks !== chunks.length) await control.heartbeat({ totalChunks: chunks.length, processedChunks: done.size });
     const item = indexing(job, doc, chunks, done);
     await this.writeChunks([item], control.signal, (written) => control.heartbeat({ processedChunks: done.size + written }));
-    await this.db.transaction((tx) => this.complete(tx, [item], control.owner));
-    await this.notifyIndexed([item]);
+    await this.finish([item], control.owner);
   }
 
   /**
@@ -132,14 +139,29 @@ export class IngestionService {
       // A chunk count other than the one reserved when the document was stored runs alone: it reports
       // its new total and changes the storage counters.
       const reserved = chunks?.length === job.total_chunks && chunks.length === doc?.chunk_count;
-      if (doc && chunks && reserved) items.push(indexing(job, doc, chunks));
+      if (doc?.status === 'processing' && chunks && reserved) items.push(indexing(job, doc, chunks));
       else alone.push(job);
     }
     if (!items.length) return alone;
     await this.writeChunks(items, control.signal, () => control.heartbeat());
-    await this.db.transaction((tx) => this.complete(tx, items, control.owner));
-    await this.notifyIndexed(items);
+    await this.finish(items, control.owner);
     return alone;
+  }
+
+  /**
+   * Makes the documents searchable, then completes their jobs: the documents become ready in one
+   * transaction, the vector index takes them in (in this process, or Qdrant's), and only then do
+   * the jobs complete, so a client that sees `completed` finds the document with its next query,
+   * on every index. An attempt stopped in between completes the job on its retry (`indexDocument`).
+   */
+  private async finish(items: readonly Indexing[], owner: string): Promise<void> {
+    await this.db.transaction((tx) => this.markReady(tx, items, owner));
+    await this.notifyIndexed(items);
+    await this.completeJobs(items.map((i) => i.job), owner);
+  }
+
+  private async completeJobs(jobs: readonly JobRow[], owner: string): Promise<void> {
+    if ((await completeJobs(this.db, jobs.map((j) => j.id), owner)) < jobs.length) throw leaseLost(jobs.length);
   }
 
   /** A job that failed for good leaves a failed document that holds no chunks (and no chunk quota). */
@@ -211,15 +233,16 @@ export class IngestionService {
   }
 
   /**
-   * The final transaction: the documents become ready (searchable) with their chunk counts and
-   * languages, the usage ledger gets one entry per document, and the jobs complete — or none of it,
-   * if another worker took over a job (LeaseLostError).
+   * The documents become ready (searchable) with their chunk counts and languages, and the usage
+   * ledger gets one entry per document — or none of it, if another worker took over a job
+   * (LeaseLostError): the jobs stay locked until this commits, so that worker finds them ready.
    */
-  private async complete(tx: Queryable, items: readonly Indexing[], owner: string): Promise<void> {
+  private async markReady(tx: Queryable, items: readonly Indexing[], owner: string): Promise<void> {
     // The tenant rows first, in a stable order, as deleting an account does (it cascades from the
-    // tenant to the document): locks taken in the same order cannot deadlock.
+    // tenant to the document and its job): locks taken in the same order cannot deadlock.
     const plans = await lockTenantsForIndexing(tx, items.map((i) => tenantScope(i.doc.tenant_id)));
     if (items.some((i) => !plans.has(i.doc.tenant_id))) throw documentDeleted();
+    if ((await holdJobs(tx, items.map((i) => i.job.id), owner)) < items.length) throw leaseLost(items.length);
     // One statement updates the documents in no set order. Batches hold different documents, and a
     // batched document keeps the chunk count it reserved when it was stored, so the storage
     // counters' triggers do not fire: concurrent batches wait for no common row here.
@@ -235,9 +258,6 @@ export class IngestionService {
       tx,
       items.map(({ doc, total }) => ({ tenantId: doc.tenant_id, subTenantId: doc.sub_tenant_id, plan: plans.get(doc.tenant_id)!, chunks: total })),
     );
-    if ((await completeJobs(tx, items.map((i) => i.job.id), owner)) < items.length) {
-      throw new LeaseLostError(items.length > 1 ? 'Another worker took over a job of this batch.' : 'Another worker took over this job.');
-    }
   }
 
   /** Tells the vector index, after the commit, of the documents indexed: with their vectors when this attempt wrote every chunk. */

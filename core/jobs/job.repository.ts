@@ -150,6 +150,19 @@ export async function heartbeatJob(
   return (await heartbeatJobs(db, [id], owner, leaseSeconds, progress)).size > 0;
 }
 
+/**
+ * Locks, until the transaction ends, the jobs this worker still holds; returns how many. A worker
+ * that took one over waits for the lock, and then finds what this transaction committed (the
+ * worker's own jobs: unscoped).
+ */
+export async function holdJobs(db: Queryable, ids: readonly string[], owner: string): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT id FROM jobs WHERE id = ANY($1::uuid[]) AND lease_owner = $2 AND status = 'processing' FOR UPDATE`,
+    [[...ids], owner],
+  );
+  return rows.length;
+}
+
 /** Completes jobs this worker holds (their progress becomes their total); returns how many it completed (unscoped: the worker's own jobs). */
 export async function completeJobs(db: Queryable, ids: readonly string[], owner: string): Promise<number> {
   const { rowCount } = await db.query(

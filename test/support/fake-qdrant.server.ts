@@ -50,6 +50,11 @@ export type Distance = 'Cosine' | 'Dot' | 'Euclid' | 'Manhattan';
 export interface FakeQdrantOptions {
   /** When set, every request but `GET /` must carry `api-key: <apiKey>` (or `Authorization: Bearer <apiKey>`), else 401. */
   apiKey?: string;
+  /**
+   * Upserts (`PUT …/points`) take effect, and are answered, this many milliseconds after they
+   * arrive, as on a server across a network that indexes as it writes. Default 0.
+   */
+  upsertDelayMs?: number;
 }
 
 export interface FakeQdrantRequest {
@@ -976,6 +981,9 @@ export async function startFakeQdrant(options: FakeQdrantOptions = {}): Promise<
       if (key !== options.apiKey) return send(response, 401, 'Invalid API key or JWT', 'text/plain; charset=utf-8');
     }
 
+    if (options.upsertDelayMs && method === 'PUT' && url.pathname.endsWith('/points')) {
+      await new Promise((resolve) => setTimeout(resolve, options.upsertDelayMs));
+    }
     try {
       let body: unknown;
       const text = Buffer.concat(chunks).toString('utf8');
