@@ -1,6 +1,6 @@
 import { anonymize } from '../anonymization/anonymizer.js';
 import type { Database } from '../db/database.js';
-import { errors } from '../errors.js';
+import { ValidationError, errors } from '../errors.js';
 import { type ChunkingOptions, chunkText } from '../ingestion/chunker.js';
 import type { KnowledgeBaseService } from '../knowledge-bases/knowledge-base.service.js';
 import type { VectorIndex } from '../ports/vector-index.js';
@@ -219,14 +219,19 @@ function parseUploadMetadata(raw: string | undefined): UploadMetadata {
 
 /**
  * A text file's characters: UTF-16 when it starts with a UTF-16 byte-order mark, else UTF-8 (a BOM
- * is dropped), else Windows-1252, the usual legacy encoding. The text then keeps the rule for all
- * text Lore receives (no NUL): a file that breaks it is refused with 422, not silently altered.
+ * is dropped), else Windows-1252, the usual legacy encoding (which gives every byte a character).
+ * The text then keeps the rule for all text Lore receives: a UTF-16 file that is not valid UTF-16
+ * (an odd byte, an unpaired surrogate), or one holding NUL, is refused with 422, not silently altered.
  */
 function decodeText(data: Buffer): string {
   const bom = data.subarray(0, 2).toString('hex');
   let text: string;
   if (bom === 'fffe' || bom === 'feff') {
-    text = new TextDecoder(bom === 'fffe' ? 'utf-16le' : 'utf-16be').decode(data);
+    try {
+      text = new TextDecoder(bom === 'fffe' ? 'utf-16le' : 'utf-16be', { fatal: true }).decode(data);
+    } catch {
+      throw new ValidationError([{ field: 'file', message: 'must be valid UTF-16, as its byte-order mark says (it holds an odd byte or an unpaired surrogate)' }]);
+    }
   } else {
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(data);

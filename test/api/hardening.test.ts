@@ -300,6 +300,57 @@ for (const database of testDatabases()) {
       assert.deepEqual(acceptances.rows.map((r) => r.accepted_by), ['Zoë']);
     });
 
+    it('refuses multipart text and file names that are not UTF-8, and text files that break their encoding, with 422, and stores nothing', async () => {
+      const t = await createTenant(app, 'enterprise');
+      const api = client(app.url, t.key);
+      const home = (await api('POST', '/v1/knowledge-bases', { name: 'home' })).body.id as string;
+      const part = (headers: string | Buffer, data: string | Buffer) => bytes('--XYZ\r\n', headers, '\r\n\r\n', data, '\r\n');
+      const metadata = (extra = '', type = '') => part(`Content-Disposition: form-data; name="metadata"${type}`, `{"knowledge_base_id":"${home}"${extra}}`);
+      const file = (name: string | Buffer, data: string | Buffer) => part(bytes('Content-Disposition: form-data; name="file"; ', name, '\r\nContent-Type: text/plain'), data);
+      const body = (...parts: Buffer[]) => Buffer.concat([...parts, Buffer.from('--XYZ--\r\n')]);
+      const send = (b: Buffer) => rawPost(`${app.url}/v1/documents/upload`, t.key, 'multipart/form-data; boundary=XYZ', b);
+      const utf16 = (text: string, order: 'le' | 'be') => {
+        const le = Buffer.from(text, 'utf16le');
+        return order === 'le' ? le : Buffer.from(le).swap16();
+      };
+
+      const refused: [Buffer, string, RegExp][] = [
+        [body(part('Content-Disposition: form-data; name="metadata"', bytes(`{"knowledge_base_id":"${home}","title":"a`, [0xff], '"}')), file('filename="a.txt"', 'text')), 'metadata', /UTF-8/],
+        // A part that declares UTF-8 is decoded by busboy, which leaves U+FFFD for the bad bytes.
+        [body(part('Content-Disposition: form-data; name="metadata"\r\nContent-Type: application/json; charset=utf-8', bytes(`{"knowledge_base_id":"${home}","title":"a`, [0xff], '"}')), file('filename="a.txt"', 'text')), 'metadata', /U\+FFFD/],
+        [body(metadata(), file(bytes('filename="a', [0xff], '.txt"'), 'text')), 'file.filename', /UTF-8/],
+        [body(metadata(), file("filename*=UTF-8''a%FF.txt", 'text')), 'file.filename', /U\+FFFD/],
+        // UTF-16 by its byte-order mark, with an unpaired surrogate, or an odd byte at the end.
+        [body(metadata(), file('filename="a.txt"', bytes([0xff, 0xfe], utf16('ab', 'le'), [0x00, 0xd8], utf16('c', 'le')))), 'file', /UTF-16/],
+        [body(metadata(), file('filename="a.txt"', bytes([0xfe, 0xff], utf16('abc', 'be'), [0x41]))), 'file', /UTF-16/],
+        // UTF-16 without a byte-order mark reads as UTF-8 holding NUL: refused, not guessed at.
+        [body(metadata(), file('filename="a.txt"', utf16('Teezeit', 'le'))), 'file', /NUL/],
+      ];
+      for (const [b, field, message] of refused) {
+        const res = await send(b);
+        assert.equal(res.status, 422, `${field}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error, 'validation_failed');
+        assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), [field], JSON.stringify(res.body));
+        assert.match(res.body.fields[0].message, message);
+      }
+      assert.deepEqual((await api('GET', `/v1/knowledge-bases/${home}/documents`)).body, []);
+
+      // The same, valid: a file name in raw UTF-8 (as browsers send it) or as filename*, a part declaring UTF-8, UTF-16 either way round.
+      const accepted: [Buffer, string, string][] = [
+        [body(metadata(), file(bytes('filename="Grüße.txt"'), 'Tee')), 'Grüße', 'Tee'],
+        [body(metadata(), file("filename*=UTF-8''K%C3%B6ln.txt", 'Dom')), 'Köln', 'Dom'],
+        [body(metadata(',"title":"Zoë"', '\r\nContent-Type: application/json; charset=utf-8'), file('filename="z.txt"', 'Zoë')), 'Zoë', 'Zoë'],
+        [body(metadata(), file('filename="be.txt"', bytes([0xfe, 0xff], utf16('Grüße 🍵', 'be')))), 'be', 'Grüße 🍵'],
+        [body(metadata(), file('filename="path/to/le.txt"', bytes([0xff, 0xfe], utf16('Grüße 🍵', 'le')))), 'le', 'Grüße 🍵'],
+      ];
+      for (const [b, title, content] of accepted) {
+        const res = await send(b);
+        assert.equal(res.status, 202, `${title}: ${JSON.stringify(res.body)}`);
+        const stored = (await api('GET', `/v1/documents/${res.body.document_id}`)).body;
+        assert.deepEqual([stored.title, stored.content], [title, content]);
+      }
+    });
+
     it('refuses a sub-tenant limit above what its integer column holds with 422, and takes the largest that fits', async () => {
       const api = client(app.url, tenant.key);
       const sub = (await api('POST', '/v1/sub-tenants', { name: 'int4 probe' })).body.id as string;
