@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../core/config.js';
 import { errors } from '../core/errors.js';
 import type { Services } from '../runtime/services.js';
+import { jsonParser, parseQuery } from './text-input.js';
 import { clientErrorHandler, errorHandler } from './error-handler.js';
 import { type HttpMetrics, createMetrics, metricsEndpoint, observeRequests } from './metrics.js';
 import { BURST_LIMITS } from '../core/plans.js';
@@ -58,7 +59,7 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   // X-Forwarded-For is believed only from the configured proxies (for per-IP limits and logs).
   app.set('trust proxy', config.trustedProxies.length ? config.trustedProxies : false);
-  app.set('query parser', 'simple');
+  app.set('query parser', parseQuery);
 
   const metrics = createMetrics(deps.registry, () => services.jobs.backlog(), () => services.queries.load);
   const probes = healthRoutes(services);
@@ -100,14 +101,13 @@ export function createApp(deps: AppDeps): App {
   app.use(secretScanningRouter({ services, log: log.child({ component: 'secret-scanning' }) }));
   // The web portal: HTML pages and forms of its own; its script calls the REST routes below.
   app.use(portalRouter({ services, routes, config: config.portal, log: log.child({ component: 'portal' }) }));
-  const jsonTypes = ['application/json', 'application/*+json'];
   // Document content may be 10 MB, which JSON escaping can grow; everything else stays small.
-  app.use('/v1/documents', express.json({ limit: '40mb', type: jsonTypes }));
+  app.use('/v1/documents', jsonParser('40mb'));
   // A load of corpus records carries up to 10,000 of them.
-  app.use('/internal/v1/corpora', express.json({ limit: '40mb', type: jsonTypes }));
+  app.use('/internal/v1/corpora', jsonParser('40mb'));
   // A batch holds up to 100 texts of 5,000 characters.
-  app.use('/v1/translate', express.json({ limit: '4mb', type: jsonTypes }));
-  app.use(express.json({ limit: '1mb', type: jsonTypes }));
+  app.use('/v1/translate', jsonParser('4mb'));
+  app.use(jsonParser('1mb'));
 
   const router = express.Router();
   mountRoutes(

@@ -3,7 +3,8 @@ import { STATUS_CODES, type ServerResponse, maxHeaderSize } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError } from '../core/errors.js';
+import { AppError, ValidationError } from '../core/errors.js';
+import { NOT_UTF8 } from '../core/shared/input.js';
 
 interface HttpParserError {
   type?: string;
@@ -30,7 +31,10 @@ function fromParserError(err: HttpParserError): AppError | undefined {
 
 /** An error as an AppError: itself, a body parser's error mapped to its status and code, or undefined (a fault). */
 export function asAppError(err: unknown): AppError | undefined {
-  return err instanceof AppError ? err : typeof err === 'object' && err !== null ? fromParserError(err) : undefined;
+  if (err instanceof AppError) return err;
+  // The router's: a path parameter whose escapes are not UTF-8 (the text rule, core/shared/input.ts).
+  if (err instanceof URIError && (err as HttpParserError).status === 400) return new ValidationError([{ field: 'path', message: NOT_UTF8 }], 'The path is not valid UTF-8.');
+  return typeof err === 'object' && err !== null ? fromParserError(err) : undefined;
 }
 
 /** The one place errors become HTTP responses: `{error, message, ...extra, request_id}`. */

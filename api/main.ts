@@ -36,12 +36,10 @@ async function main(): Promise<void> {
 
   let adminToken = config.adminToken;
   if (!adminToken && embedded) {
-    const { token, created } = await ensureAdminToken(config.dataDir);
+    const { token, created, file } = await ensureAdminToken(config.dataDir);
     adminToken = token;
-    if (created) {
-      // Printed once, on first start; it stays readable in DATA_DIR/admin-token.
-      console.log(`\nLore admin token (kept in ${config.dataDir}/admin-token):\n  ${token}\n`);
-    }
+    // Output ends up in log stores: it says where the token is, never what it is.
+    if (created) log.info({ file }, `admin token written to ${file}`);
   } else if (!adminToken) {
     log.warn('ADMIN_TOKEN is not set: the internal admin API (/internal/v1) is disabled.');
   }

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { type RequestContext, type Role, roleAtLeast } from '../core/context.js';
 import { AppError, errors } from '../core/errors.js';
 import { parseInput } from '../core/shared/input.js';
+import { JSON_TYPES } from './text-input.js';
 
 /**
  * Who may call a route: nobody needs to authenticate (`public`), the instance operator with
@@ -79,7 +80,7 @@ export function expressPath(openapiPath: string): string {
 }
 
 function isJsonRequest(req: Request): boolean {
-  return typeof req.is(['application/json', 'application/*+json']) === 'string';
+  return typeof req.is(JSON_TYPES) === 'string';
 }
 
 function hasBody(req: Request): boolean {

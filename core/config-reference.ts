@@ -239,7 +239,7 @@ const VARIABLES: Record<Variable, VariableDoc> = {
   MAIL_FROM: { group: 'Portal and e-mail', meaning: 'Sender address of Lore\'s e-mails.' },
   MAIL_DIR: {
     group: 'Portal and e-mail',
-    meaning: 'Without `SMTP_URL`: the folder e-mails are written to as `.eml` files (the log names each one).',
+    meaning: 'Without `SMTP_URL`: the folder e-mails are written to as `.eml` files, named by time and recipient (the log says when one is written, with the address redacted).',
     default: '`DATA_DIR/mail`',
   },
   PORTAL_SESSION_IDLE_MINUTES: { group: 'Portal and e-mail', meaning: 'A portal session ends after this long without a request.' },

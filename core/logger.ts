@@ -3,8 +3,8 @@ import type { Config } from './config.js';
 
 /**
  * Fields that may hold a secret or a tenant's data wherever they appear in a log object, up to two
- * levels deep: credentials (keys, tokens, secrets, hashes, passwords, cookies), request bodies and
- * document text. Their values are replaced by `[redacted]`.
+ * levels deep: credentials (keys, tokens, secrets, hashes, passwords, cookies), e-mail addresses,
+ * request bodies and document text. Their values are replaced by `[redacted]`.
  */
 const SECRET_FIELDS = [
   'authorization',
@@ -18,6 +18,7 @@ const SECRET_FIELDS = [
   'access_token',
   'refresh_token',
   'api_key',
+  'email',
   'key',
   'key_hash',
   'secret_hash',
@@ -52,7 +53,29 @@ const ERROR_VALUE_FIELDS = new Set([
   'config',
   'request',
   'response',
+  // Nodemailer: the envelope and the recipients a server accepted or refused.
+  'envelope',
+  'accepted',
+  'rejected',
+  'rejectedErrors',
+  'pending',
 ]);
+
+const EMAIL_ADDRESS = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/g;
+
+/**
+ * An e-mail address as a log may show it: the domain, which tells which mail system was involved,
+ * without the person (`[redacted]@example.com`). Logs hold no recipient's address (docs/security.md).
+ */
+export function redactEmail(address: string): string {
+  const at = address.lastIndexOf('@');
+  return at < 0 ? '[redacted]' : `[redacted]${address.slice(at)}`;
+}
+
+/** Text with every e-mail address in it redacted (an SMTP server's refusal quotes the recipient). */
+function withoutEmailAddresses(text: string): string {
+  return text.includes('@') ? text.replace(EMAIL_ADDRESS, (_address, domain: string) => `[redacted]@${domain}`) : text;
+}
 
 /** An error from PostgreSQL (PGlite or a server): it has a five-character SQLSTATE and a severity. */
 function isDatabaseError(err: Record<string, unknown>): boolean {
@@ -70,14 +93,14 @@ function withoutQuotedValue(message: string): string {
 /**
  * The error serializer: type, message, stack, own properties and causes (each serialized the same
  * way, not folded into the message), minus everything that can carry a statement's parameters, a
- * request body or a value a database error quotes. SQL text stays (it holds placeholders, never
- * values), as do SQLSTATE codes and constraint names.
+ * request body, a value a database error quotes or an e-mail address. SQL text stays (it holds
+ * placeholders, never values), as do SQLSTATE codes and constraint names.
  */
 export function serializeError(value: unknown, depth = 0): unknown {
   if (typeof value !== 'object' || value === null || depth > 5) return value;
   const err = value as Record<string, unknown>;
   const database = isDatabaseError(err);
-  const mask = (text: string) => (database ? withoutQuotedValue(text) : text);
+  const mask = (text: string) => withoutEmailAddresses(database ? withoutQuotedValue(text) : text);
   const out: Record<string, unknown> = {};
   if (value instanceof Error) {
     out.type = value.constructor.name;
@@ -88,7 +111,7 @@ export function serializeError(value: unknown, depth = 0): unknown {
   }
   for (const [name, field] of Object.entries(err)) {
     if (ERROR_VALUE_FIELDS.has(name) || name in out) continue;
-    out[name] = name === 'errors' && Array.isArray(field) ? field.map((f) => serializeError(f, depth + 1)) : field;
+    out[name] = name === 'errors' && Array.isArray(field) ? field.map((f) => serializeError(f, depth + 1)) : typeof field === 'string' ? withoutEmailAddresses(field) : field;
   }
   if (value instanceof Error && value.cause !== undefined) out.cause = serializeError(value.cause, depth + 1);
   return out;

@@ -19,7 +19,7 @@ export interface McpCaller {
   urls: OAuthUrls;
   requestId: string;
   log: Logger;
-  /** X-User-Id of the HTTP request, if any (validated by the tools that use it). */
+  /** X-User-Id of the HTTP request as Node gives it, if any (read as UTF-8 and validated by the tools that use it). */
   userId: string | undefined;
 }
 

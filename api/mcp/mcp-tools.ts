@@ -22,6 +22,7 @@ import { translationConfigSchema } from '../../core/translation/translation.sche
 import { checkBurstLimit, checkSubTenantAndUserQueryLimits, checkTenantQueryLimit } from '../middleware/rate-limit.js';
 import { uuidParam } from '../schemas.js';
 import { type McpCaller, callerOf, contextOf } from './mcp-auth.js';
+import { headerText } from '../text-input.js';
 
 export type McpToolServices = Pick<Services, 'queries' | 'knowledgeBases' | 'documents' | 'jobs' | 'keys' | 'adapters'>;
 
@@ -126,7 +127,7 @@ export const MCP_TOOLS: McpTool[] = [
     output: z.object({ ...queryResponseSchema.shape, results: z.array(z.object(queryResultItemSchema.shape)) }),
     annotations: readOnly,
     async run(services, ctx, args, caller) {
-      const userId = caller.userId;
+      const userId = headerText(caller.userId, 'x-user-id');
       if (userId !== undefined && (userId.length === 0 || userId.length > MAX_USER_ID_CHARS)) {
         throw new ValidationError([{ field: 'header.x-user-id', message: `must be 1-${MAX_USER_ID_CHARS} characters` }]);
       }

@@ -3,8 +3,10 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
+import { AppError } from '../../core/errors.js';
 import { type OAuthScope, scopesInclude } from '../../core/oauth/oauth.schema.js';
 import type { Services } from '../../runtime/services.js';
+import { jsonParser } from '../text-input.js';
 import { requestBase } from '../oauth/oauth.routes.js';
 import { type McpRequest, bearerChallenge, callerOf, mcpBearerAuth } from './mcp-auth.js';
 import { MCP_TOOLS, type McpToolServices, TOOL_SCOPES } from './mcp-tools.js';
@@ -55,8 +57,8 @@ function toolBeyondScopes(body: unknown, scopes: OAuthScope[]): { tool: string; 
   return undefined;
 }
 
-function jsonRpcError(res: Response, status: number, code: number, message: string): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+function jsonRpcError(res: Response, status: number, code: number, message: string, data?: Record<string, unknown>): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null });
 }
 
 interface SseSession {
@@ -74,7 +76,7 @@ export function mcpRouter(deps: McpDeps): Router {
   const router = express.Router();
   const auth = mcpBearerAuth(deps.services);
   // Ingested content may be 10 MB, which JSON escaping can grow (as for POST /v1/documents).
-  const json = express.json({ limit: '40mb', type: ['application/json', 'application/*+json'] });
+  const json = jsonParser('40mb');
   const sessions = new Map<string, SseSession>();
 
   const template = (path: string) => (_req: Request, res: Response, next: NextFunction) => {
@@ -159,6 +161,11 @@ export function mcpRouter(deps: McpDeps): Router {
     const type = (err as { type?: string }).type;
     if (type === 'entity.parse.failed') return jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
     if (type === 'entity.too.large') return jsonRpcError(res, 413, -32600, 'The message is too large.');
+    // Refused input (text that is not UTF-8, a charset other than UTF-8): its status, and Lore's error in `data`.
+    if (err instanceof AppError) {
+      const code = type === 'entity.verify.failed' ? -32700 : -32600;
+      return jsonRpcError(res, err.status, code, `${code === -32700 ? 'Parse error' : 'Invalid request'}: ${err.message}`, { error: err.code, ...err.extra });
+    }
     ((res.locals.log as Logger | undefined) ?? deps.log).error({ err }, 'MCP request failed');
     jsonRpcError(res, 500, -32603, 'Internal error.');
   });

@@ -1,7 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { escapeHtml } from '../../core/shared/html.js';
-import { AppError } from '../../core/errors.js';
+import { AppError, ValidationError } from '../../core/errors.js';
 import type { AuthenticatedClient } from '../../core/oauth/oauth-client.service.js';
 import type { OAuthUrls } from '../../core/oauth/oauth-urls.js';
 import {
@@ -12,6 +13,7 @@ import {
   oauthError,
 } from '../../core/oauth/oauth.schema.js';
 import type { Services } from '../../runtime/services.js';
+import { JSON_TYPES, formParser, jsonParser } from '../text-input.js';
 import { FailedAttemptLimiter } from './failed-attempts.js';
 
 /** The base URL a request came to (scheme and host, as trusted proxies report them). */
@@ -83,7 +85,9 @@ function presentedCredentials(req: Request, body: FormBody): PresentedCredential
   if (header !== undefined) {
     const match = /^Basic +([A-Za-z0-9+/=]+)$/i.exec(header.trim());
     if (!match?.[1]) throw invalidClient(true, 'The Authorization header must be HTTP Basic with the client_id and client_secret.');
-    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+    const bytes = Buffer.from(match[1], 'base64');
+    if (!isUtf8(bytes)) throw invalidClient(true, 'The HTTP Basic credentials are not UTF-8.');
+    const decoded = bytes.toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw invalidClient(true, 'The HTTP Basic credentials must be "client_id:client_secret".');
     if (postedSecret !== undefined) throw oauthError(400, 'invalid_request', 'Use one client authentication method: HTTP Basic or form fields, not both.');
@@ -130,7 +134,7 @@ includes the narrower ones.
 export function oauthRouter(deps: { services: Pick<Services, 'oauthClients' | 'oauthTokens' | 'adapters'>; log: Logger }): Router {
   const { oauthClients, oauthTokens } = deps.services;
   const limiter = new FailedAttemptLimiter(deps.services.adapters.rateLimits, deps.services.adapters.metrics);
-  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 });
+  const form = formParser({ limit: '16kb', parameterLimit: 50, location: 'body' });
   const router = express.Router();
   const urlsOf = (req: Request) => oauthTokens.urls(requestBase(req));
   const template = (path: string) => (_req: Request, res: Response, next: NextFunction) => {
@@ -182,7 +186,7 @@ export function oauthRouter(deps: { services: Pick<Services, 'oauthClients' | 'o
   router.post(
     '/oauth/register',
     template('/oauth/register'),
-    express.json({ limit: '64kb', type: ['application/json', 'application/*+json'] }),
+    jsonParser('64kb'),
     async (req: Request, res: Response) => {
       noStore(res);
       const challenge = { 'WWW-Authenticate': 'Bearer realm="lore", error="invalid_token"' };
@@ -195,7 +199,7 @@ export function oauthRouter(deps: { services: Pick<Services, 'oauthClients' | 'o
           { 'WWW-Authenticate': 'Bearer realm="lore"' },
         );
       }
-      if (!req.is(['application/json', 'application/*+json'])) {
+      if (!req.is(JSON_TYPES)) {
         throw oauthError(400, 'invalid_client_metadata', 'The client metadata must be a JSON object (application/json).');
       }
       const ip = req.ip ?? 'unknown';
@@ -279,11 +283,13 @@ export function oauthRouter(deps: { services: Pick<Services, 'oauthClients' | 'o
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const parserError = (err as { type?: string; status?: number }).type !== undefined && (err as { status?: number }).status !== undefined;
+    // A body refused while it was read (text that is not UTF-8, say) is malformed to OAuth: invalid_request.
+    const unreadable = parserError && (err instanceof ValidationError ? `The request is invalid: ${err.issues.map((i) => `${i.field} ${i.message}`).join('; ')}.` : 'The request body could not be read.');
     const appError =
-      err instanceof AppError
-        ? err
-        : parserError
-          ? oauthError((err as { status: number }).status === 413 ? 413 : 400, 'invalid_request', 'The request body could not be read.')
+      unreadable
+        ? oauthError((err as { status: number }).status === 413 ? 413 : 400, 'invalid_request', unreadable)
+        : err instanceof AppError
+          ? err
           : undefined;
     if (!appError) {
       ((res.locals.log as Logger | undefined) ?? deps.log).error({ err, path: req.path }, 'OAuth endpoint failed');

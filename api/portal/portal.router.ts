@@ -11,6 +11,7 @@ import { assertStorableText, parseInput } from '../../core/shared/input.js';
 import { tenantScope } from '../../core/shared/scope.js';
 import type { Services } from '../../runtime/services.js';
 import { sameSecret, tenantContext } from '../middleware/auth.js';
+import { formParser } from '../text-input.js';
 import { asAppError } from '../error-handler.js';
 import { type RouteSpec, authorize } from '../route.js';
 import { FAVICON_SVG } from './favicon.js';
@@ -97,7 +98,7 @@ export function portalRouter(deps: PortalDeps): Router {
     res.locals.routeTemplate = (req.route as { path?: string } | undefined)?.path ?? '/portal';
     next();
   };
-  router.use('/portal', express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 20 }));
+  router.use('/portal', formParser({ limit: '32kb', parameterLimit: 20, location: 'form' }));
   // The text rule of every input (core/shared/input.ts): no NUL, no lone surrogates, in forms and query strings.
   router.use('/portal', (req: Request, _res: Response, next: NextFunction) => {
     assertStorableText(req.query, 'query');

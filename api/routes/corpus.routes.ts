@@ -6,6 +6,7 @@ import { ValidationError } from '../../core/errors.js';
 import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
 import { uuidParam } from '../schemas.js';
+import { headerText } from '../text-input.js';
 
 /** Slugs that are not a corpus's are answered 404 like a missing corpus, so the parameter is a plain string. */
 const slugParams = z.object({ slug: z.string() });
@@ -40,7 +41,7 @@ export function corpusRoutes(services: Pick<Services, 'corpora'>): RouteSpec[] {
       response: { description: 'Accepted', schema: z.object({ status: z.literal('ok') }) },
       errors: [401, 403, 404, 422],
       handler: ({ ctx, params, req }) => {
-        const by = req.get('x-accepted-by');
+        const by = headerText(req.get('x-accepted-by'), 'x-accepted-by');
         if (by !== undefined && by.length > MAX_ACCEPTED_BY_CHARS) {
           throw new ValidationError([{ field: 'header.x-accepted-by', message: `at most ${MAX_ACCEPTED_BY_CHARS} characters` }]);
         }

@@ -4,6 +4,7 @@ import { ValidationError } from '../../core/errors.js';
 import { scopeOf } from '../../core/shared/scope.js';
 import type { Services } from '../../runtime/services.js';
 import { type RouteSpec, route } from '../route.js';
+import { headerText } from '../text-input.js';
 
 export function dpaRoutes(services: Pick<Services, 'dpa'>): RouteSpec[] {
   const { dpa } = services;
@@ -37,7 +38,7 @@ export function dpaRoutes(services: Pick<Services, 'dpa'>): RouteSpec[] {
       response: { description: 'Accepted', schema: z.object({ status: z.literal('accepted'), dpa_version: z.number().int() }) },
       errors: [401, 403, 422],
       handler: async ({ ctx, body, req, res }) => {
-        const by = req.get('x-accepted-by');
+        const by = headerText(req.get('x-accepted-by'), 'x-accepted-by');
         if (by !== undefined && by.length > MAX_ACCEPTED_BY_CHARS) {
           throw new ValidationError([{ field: 'header.x-accepted-by', message: `at most ${MAX_ACCEPTED_BY_CHARS} characters` }]);
         }

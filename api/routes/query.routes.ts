@@ -8,10 +8,11 @@ import type { RequestContext } from '../../core/context.js';
 import { perKeyLimit, perTenantQueryLimit, subTenantAndUserQueryLimits } from '../middleware/rate-limit.js';
 import { type RouteSpec, route } from '../route.js';
 import type { NextFunction, Request, Response } from 'express';
+import { headerText } from '../text-input.js';
 
 /** X-User-Id (1-256 characters) names the end user a query is made for; it joins the context. */
 function attachEndUser(req: Request, res: Response, next: NextFunction): void {
-  const userId = req.get('x-user-id');
+  const userId = headerText(req.get('x-user-id'), 'x-user-id');
   if (userId !== undefined && (userId.length === 0 || userId.length > MAX_USER_ID_CHARS)) {
     throw new ValidationError([{ field: 'header.x-user-id', message: `must be 1-${MAX_USER_ID_CHARS} characters` }]);
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { PortalConfig } from '../config.js';
+import { redactEmail } from '../logger.js';
 import type { MailMessage, Mailer } from '../ports/mailer.js';
 
 /** Sends through an SMTP server (SMTP_URL). */
@@ -24,8 +25,8 @@ export class SmtpMailer implements Mailer {
 
 /**
  * Without SMTP (the embedded default): each message is built exactly as it would be sent, and
- * written to a folder as an .eml file a mail client opens, with its text part beside it as .txt;
- * the log says where.
+ * written to a folder as an .eml file a mail client opens, with its text part beside it as .txt,
+ * named by its time and recipient; the log says when, with the address redacted.
  */
 export class FolderMailer implements Mailer {
   private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
@@ -45,7 +46,8 @@ export class FolderMailer implements Mailer {
     await writeFile(file, info.message as Buffer, { mode: 0o600 });
     // The text part as plain UTF-8 beside it: its links are whole there (the .eml wraps long lines).
     await writeFile(`${base}.txt`, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n`, { mode: 0o600 });
-    this.log.info({ file, to: message.to, subject: message.subject }, 'e-mail written to the mail folder (SMTP_URL is not set)');
+    // The file's name holds the recipient's address, so the log names only the folder.
+    this.log.info({ dir: this.dir, to: redactEmail(message.to), subject: message.subject }, 'e-mail written to the mail folder (SMTP_URL is not set)');
     return { location: file };
   }
 }

@@ -32,11 +32,10 @@ const systemResolve = async (hostname: string) => (await dnsLookup(hostname, { a
 
 /**
  * The one client for outbound calls to addresses a tenant supplies (callbacks). It refuses, at
- * connect time, after name resolution, any address that is not public unicast: loopback, private,
- * link-local (cloud metadata at 169.254.169.254), CGNAT, multicast, unique-local (fd00:ec2::254),
- * IPv4-mapped and translated IPv6 forms, and the like; URLs spelling an address as a number
- * (http://2130706433/) are normalised by the URL parser first and checked the same way. It sends
- * over https only, never follows redirects, bounds the time and reads at most a little of the answer.
+ * connect time, after name resolution, any address that is not public unicast (`publicAddress`);
+ * URLs spelling an address as a number (http://2130706433/) are normalised by the URL parser first
+ * and checked the same way. It sends over https only, never follows redirects, bounds the time and
+ * reads at most a little of the answer.
  */
 export class SsrfSafeHttpClient implements OutboundHttp {
   private readonly allowed: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
@@ -63,10 +62,10 @@ export class SsrfSafeHttpClient implements OutboundHttp {
 
   /** Whether `address` may be reached with `protocol` ('http:' or 'https:'). */
   permits(address: string, protocol: string): boolean {
-    if (!ipaddr.isValid(address)) return false;
-    const ip = ipaddr.process(address);
+    const ip = parseAddress(address);
+    if (!ip) return false;
     if (this.allowed.some(([network, bits]) => network.kind() === ip.kind() && ip.match(network, bits))) return true;
-    return protocol === 'https:' && ip.range() === 'unicast';
+    return protocol === 'https:' && publicAddress(ip);
   }
 
   /** Parses and checks a URL without resolving it; throws `OutboundRefusedError`. */
@@ -162,4 +161,39 @@ export class SsrfSafeHttpClient implements OutboundHttp {
 function hostAddress(url: URL): string | undefined {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   return ipaddr.isValid(host) ? host : undefined;
+}
+
+/**
+ * An address as the URL parser writes it, IPv4-mapped IPv6 as IPv4; undefined when it is none (or
+ * carries a zone). Going through the URL parser makes a resolver's answer and a URL's literal one
+ * spelling: ipaddr.js alone reads `::127.0.0.1` as the mapped `::ffff:127.0.0.1`, yet `::7f00:1`, the
+ * same address, as plain IPv6.
+ */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  if (ipaddr.IPv4.isValidFourPartDecimal(address)) return ipaddr.IPv4.parse(address);
+  if (!ipaddr.IPv6.isValid(address) || address.includes('%')) return undefined;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+  return ipaddr.process(canonical);
+}
+
+/** IANA's global unicast space; everything else in IPv6 is reserved, local or a transition form. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Whether an address is public unicast. IPv4 (and IPv4-mapped IPv6): no loopback, private,
+ * link-local, CGNAT, multicast, broadcast, unspecified, reserved or documentation range. IPv6:
+ * only 2000::/3 outside ipaddr.js's special ranges. That refuses every form that embeds an IPv4
+ * address, whatever that address is: IPv4-compatible `::a.b.c.d` (deprecated; `::7f00:1`
+ * is 127.0.0.1 to some stacks), IPv4-translated `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::/96` and
+ * `64:ff9b:1::/48`, 6to4 `2002::/16` and Teredo `2001::/32`: a translator or relay on the path
+ * may forward them to the IPv4 address, and its reach is not Lore's to judge.
+ */
+function publicAddress(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (ip.kind() === 'ipv6' && !ip.match(GLOBAL_UNICAST)) return false;
+  return ip.range() === 'unicast';
 }

@@ -1,3 +1,4 @@
+import { ValidationError } from '../errors.js';
 import { WINDOWS_1252_C1 } from './html-entities.js';
 import { htmlToText } from './html-extractor.js';
 import { markdownToText } from './markdown-extractor.js';
@@ -84,7 +85,14 @@ function utf16ByteOrder(data: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
  */
 export function decodeText(data: Uint8Array, type: TextFileType = 'text/plain'): string {
   const utf16 = utf16ByteOrder(data);
-  if (utf16) return new TextDecoder(utf16).decode(data);
+  if (utf16) {
+    // Not silently altered: a file its byte-order mark calls UTF-16 that is not (an odd byte, an unpaired surrogate) is refused.
+    try {
+      return new TextDecoder(utf16, { fatal: true }).decode(data);
+    } catch {
+      throw new ValidationError([{ field: 'file', message: 'must be valid UTF-16, as its byte-order mark says (it holds an odd byte or an unpaired surrogate)' }]);
+    }
+  }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(data);
   } catch {

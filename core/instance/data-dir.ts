@@ -14,19 +14,19 @@ export interface RunningServer {
   port: number;
 }
 
-/** Reads the admin token kept in DATA_DIR, creating it on first start; `created` tells which. */
-export async function ensureAdminToken(dataDir: string): Promise<{ token: string; created: boolean }> {
+/** Reads the admin token kept in DATA_DIR (`file`), creating it on first start; `created` tells which. */
+export async function ensureAdminToken(dataDir: string): Promise<{ token: string; created: boolean; file: string }> {
   const file = path.join(dataDir, ADMIN_TOKEN_FILE);
   await fs.mkdir(dataDir, { recursive: true });
   try {
-    return { token: (await fs.readFile(file, 'utf8')).trim(), created: false };
+    return { token: (await fs.readFile(file, 'utf8')).trim(), created: false, file };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   const token = `lore_admin_${randomBytes(32).toString('base64url')}`;
   // 'wx' fails if another process created it meanwhile; 0600 keeps it from other users.
   await fs.writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
-  return { token, created: true };
+  return { token, created: true, file };
 }
 
 export async function readAdminToken(dataDir: string): Promise<string | undefined> {

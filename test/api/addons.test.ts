@@ -252,6 +252,32 @@ for (const database of testDatabases()) {
       assert.equal(missing.status, 422);
     });
 
+    it('refuses a callback_url at an internal address in every spelling, the IPv4-compatible [::7f00:1] included, and queues nothing', async () => {
+      const t = await addonTenant(app);
+      const port = new URL(receiver.url).port;
+      const before = receiver.received.length;
+      // This suite allow-lists 127.0.0.1 for its receiver; that address's IPv4-compatible spellings stay refused.
+      const internal = [
+        `https://[::7f00:1]:${port}/hooks/lore`,
+        `https://[::127.0.0.1]:${port}/hooks/lore`,
+        `https://[::1]:${port}/hooks/lore`,
+        `https://127.0.0.2:${port}/hooks/lore`,
+        `https://[::ffff:127.0.0.2]:${port}/hooks/lore`,
+        'https://[::a9fe:a9fe]/latest/meta-data', // 169.254.169.254
+        'https://[::a00:1]/hook', // 10.0.0.1
+        'https://[64:ff9b::a9fe:a9fe]/latest/meta-data', // NAT64
+        'https://[2002:a00:1::1]/hook', // 6to4
+      ];
+      for (const callbackUrl of internal) {
+        const res = await t.api('POST', '/v1/reports/generate', { transcript: MEETING, callback_url: callbackUrl, callback_secret: RAW_SECRET });
+        assert.equal(res.status, 400, `${callbackUrl}: ${JSON.stringify(res.body)}`);
+        assert.equal(errorBody(res).error, 'invalid_callback_url', callbackUrl);
+      }
+      const { rows } = await app.db.query("SELECT 1 FROM jobs WHERE tenant_id = $1 AND job_type = 'report_generation'", [t.id]);
+      assert.equal(rows.length, 0);
+      assert.equal(receiver.received.length, before);
+    });
+
     it('writes reports in the transcript’s language', async () => {
       const t = await addonTenant(app);
       const german = [

@@ -10,14 +10,19 @@ import { testDatabases } from '../support/databases.js';
  * Sends a raw body, as an attacker's hand-made request would be. Like client(), it waits out the
  * per-key burst limit on /v1/documents (these tests send many uploads in quick succession).
  */
-async function rawPost(url: string, key: string, contentType: string, body: string | Buffer) {
+async function rawPost(url: string, key: string, contentType: string, body: string | Buffer, headers: Record<string, string> = {}) {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
+    const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType, ...headers }, body });
     const text = await res.text();
     const parsed = text ? (JSON.parse(text) as Record<string, any>) : {};
     if (res.status !== 429 || parsed.error !== 'rate_limit_exceeded' || attempt >= 10) return { status: res.status, body: parsed };
     await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
   }
+}
+
+/** Bytes from text (as UTF-8), byte values and buffers, in order: for bodies holding what no string can. */
+function bytes(...pieces: Array<string | number[] | Buffer>): Buffer {
+  return Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
 }
 
 /** A multipart body by hand: every part exactly as given, so it can be cut or broken anywhere. */
@@ -233,6 +238,116 @@ for (const database of testDatabases()) {
         assert.equal(res.body.error, code);
         assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), [field], JSON.stringify(res.body));
         assert.equal(typeof res.body.fields[0].message, 'string');
+      }
+    });
+
+    it('refuses text that is not UTF-8 in JSON, query strings, paths and headers with 422 naming the field, and stores nothing', async () => {
+      const t = await createTenant(app, 'enterprise');
+      const api = client(app.url, t.key);
+      const home = (await api('POST', '/v1/knowledge-bases', { name: 'home' })).body.id as string;
+      const doc = (title: string | number[], content: string | number[], tags: string | Buffer = '{}') =>
+        bytes(`{"knowledge_base_id":"${home}","title":"`, title, '","content":"', content, '","tags":', tags, '}');
+      const cases: [string, Buffer, string, RegExp?][] = [
+        ['/v1/knowledge-bases', bytes('{"name":"a', [0xff, 0xfe], 'b"}'), 'body.name'],
+        ['/v1/documents', doc('t', ['c'.charCodeAt(0), 0xc0, 0xaf]), 'body.content'], // an overlong '/'
+        ['/v1/documents', doc([0xed, 0xa0, 0x80], 'c'), 'body.title'], // a surrogate, CESU-8 style
+        ['/v1/documents', doc('t', 'c', bytes('{"k":"v', [0xe2, 0x82], '"}')), 'body.tags.k'], // a sequence cut short
+        ['/v1/documents', doc('t', 'c', bytes('{"k', [0xff], '":"v"}')), 'body.tags', /^has a key that /],
+        ['/v1/query', bytes('{"query":"tea"}', [0xff]), 'body'], // outside any string
+      ];
+      for (const [path, body, field, message = /^must be valid UTF-8/] of cases) {
+        const res = await rawPost(`${app.url}${path}`, t.key, 'application/json', body);
+        assert.equal(res.status, 422, `${path} ${body.toString('latin1')}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error, 'validation_failed');
+        assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), [field], JSON.stringify(res.body));
+        assert.match(res.body.fields[0].message, message);
+      }
+      // A U+FFFD the client sent is text like any other.
+      assert.equal((await rawPost(`${app.url}/v1/knowledge-bases`, t.key, 'application/json', bytes('{"name":"mark ', [0xef, 0xbf, 0xbd], '"}'))).status, 201);
+      // JSON is UTF-8 (RFC 8259): another charset is refused, not decoded.
+      const utf16 = await rawPost(`${app.url}/v1/knowledge-bases`, t.key, 'application/json; charset=utf-16le', Buffer.from('{"name":"x"}', 'utf16le'));
+      assert.deepEqual([utf16.status, utf16.body.error], [415, 'unsupported_media_type']);
+
+      const get = async (path: string, headers: Record<string, string> = {}) => {
+        const res = await fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${t.key}`, ...headers } });
+        return { status: res.status, body: (await res.json()) as Record<string, any> };
+      };
+      const query = await get('/v1/account/exports/00000000-0000-4000-8000-000000000000?expires=%FF&signature=x');
+      assert.equal(query.status, 422, JSON.stringify(query.body));
+      assert.deepEqual(query.body.fields.map((f: { field: string }) => f.field), ['query.expires']);
+      const path = await get('/v1/knowledge-bases/%C3%28');
+      assert.equal(path.status, 422, JSON.stringify(path.body));
+      assert.deepEqual(path.body.fields.map((f: { field: string }) => f.field), ['path']);
+
+      // Headers arrive as bytes: read as UTF-8, so a name with an accent is stored as sent, and bytes that are not UTF-8 are refused.
+      const latin1 = (...pieces: Array<string | number[]>) => bytes(...pieces).toString('latin1');
+      const search = (userId: string) => rawPost(`${app.url}/v1/query`, t.key, 'application/json', '{"query":"tea"}', { 'x-user-id': userId });
+      const badUser = await search(latin1('u', [0xff]));
+      assert.equal(badUser.status, 422);
+      assert.deepEqual(badUser.body.fields.map((f: { field: string }) => f.field), ['header.x-user-id']);
+      assert.equal((await search(latin1('José'))).status, 200);
+      const accept = (by: string) => rawPost(`${app.url}/v1/dpa/accept`, t.key, 'application/json', '{"version":1}', { 'x-accepted-by': by });
+      const badAcceptance = await accept(latin1('Zo', [0xeb]));
+      assert.equal(badAcceptance.status, 422);
+      assert.deepEqual(badAcceptance.body.fields.map((f: { field: string }) => f.field), ['header.x-accepted-by']);
+      assert.equal((await accept(latin1('Zoë'))).status, 200);
+
+      assert.deepEqual((await api('GET', '/v1/knowledge-bases')).body.map((k: { name: string }) => k.name).sort(), ['home', 'mark \uFFFD']);
+      assert.deepEqual((await api('GET', `/v1/knowledge-bases/${home}/documents`)).body, []);
+      const users = await app.db.query<{ user_id: string }>("SELECT user_id FROM usage_events WHERE tenant_id = $1 AND event_type = 'query'", [t.id]);
+      assert.deepEqual(users.rows.map((r) => r.user_id), ['José']);
+      const acceptances = await app.db.query<{ accepted_by: string }>('SELECT accepted_by FROM dpa_acceptances WHERE tenant_id = $1', [t.id]);
+      assert.deepEqual(acceptances.rows.map((r) => r.accepted_by), ['Zoë']);
+    });
+
+    it('refuses multipart text and file names that are not UTF-8, and text files that break their encoding, with 422, and stores nothing', async () => {
+      const t = await createTenant(app, 'enterprise');
+      const api = client(app.url, t.key);
+      const home = (await api('POST', '/v1/knowledge-bases', { name: 'home' })).body.id as string;
+      const part = (headers: string | Buffer, data: string | Buffer) => bytes('--XYZ\r\n', headers, '\r\n\r\n', data, '\r\n');
+      const metadata = (extra = '', type = '') => part(`Content-Disposition: form-data; name="metadata"${type}`, `{"knowledge_base_id":"${home}"${extra}}`);
+      const file = (name: string | Buffer, data: string | Buffer) => part(bytes('Content-Disposition: form-data; name="file"; ', name, '\r\nContent-Type: text/plain'), data);
+      const body = (...parts: Buffer[]) => Buffer.concat([...parts, Buffer.from('--XYZ--\r\n')]);
+      const send = (b: Buffer) => rawPost(`${app.url}/v1/documents/upload`, t.key, 'multipart/form-data; boundary=XYZ', b);
+      const utf16 = (text: string, order: 'le' | 'be') => {
+        const le = Buffer.from(text, 'utf16le');
+        return order === 'le' ? le : Buffer.from(le).swap16();
+      };
+
+      const refused: [Buffer, string, RegExp][] = [
+        [body(part('Content-Disposition: form-data; name="metadata"', bytes(`{"knowledge_base_id":"${home}","title":"a`, [0xff], '"}')), file('filename="a.txt"', 'text')), 'metadata', /UTF-8/],
+        // A part that declares UTF-8 is decoded by busboy, which leaves U+FFFD for the bad bytes.
+        [body(part('Content-Disposition: form-data; name="metadata"\r\nContent-Type: application/json; charset=utf-8', bytes(`{"knowledge_base_id":"${home}","title":"a`, [0xff], '"}')), file('filename="a.txt"', 'text')), 'metadata', /U\+FFFD/],
+        [body(metadata(), file(bytes('filename="a', [0xff], '.txt"'), 'text')), 'file.filename', /UTF-8/],
+        [body(metadata(), file("filename*=UTF-8''a%FF.txt", 'text')), 'file.filename', /U\+FFFD/],
+        // UTF-16 by its byte-order mark, with an unpaired surrogate, or an odd byte at the end.
+        [body(metadata(), file('filename="a.txt"', bytes([0xff, 0xfe], utf16('ab', 'le'), [0x00, 0xd8], utf16('c', 'le')))), 'file', /UTF-16/],
+        [body(metadata(), file('filename="a.txt"', bytes([0xfe, 0xff], utf16('abc', 'be'), [0x41]))), 'file', /UTF-16/],
+        // UTF-16 without a byte-order mark reads as UTF-8 holding NUL: refused, not guessed at.
+        [body(metadata(), file('filename="a.txt"', utf16('Teezeit', 'le'))), 'file', /NUL/],
+      ];
+      for (const [b, field, message] of refused) {
+        const res = await send(b);
+        assert.equal(res.status, 422, `${field}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error, 'validation_failed');
+        assert.deepEqual(res.body.fields.map((f: { field: string }) => f.field), [field], JSON.stringify(res.body));
+        assert.match(res.body.fields[0].message, message);
+      }
+      assert.deepEqual((await api('GET', `/v1/knowledge-bases/${home}/documents`)).body, []);
+
+      // The same, valid: a file name in raw UTF-8 (as browsers send it) or as filename*, a part declaring UTF-8, UTF-16 either way round.
+      const accepted: [Buffer, string, string][] = [
+        [body(metadata(), file(bytes('filename="Grüße.txt"'), 'Tee')), 'Grüße', 'Tee'],
+        [body(metadata(), file("filename*=UTF-8''K%C3%B6ln.txt", 'Dom')), 'Köln', 'Dom'],
+        [body(metadata(',"title":"Zoë"', '\r\nContent-Type: application/json; charset=utf-8'), file('filename="z.txt"', 'Zoë')), 'Zoë', 'Zoë'],
+        [body(metadata(), file('filename="be.txt"', bytes([0xfe, 0xff], utf16('Grüße 🍵', 'be')))), 'be', 'Grüße 🍵'],
+        [body(metadata(), file('filename="path/to/le.txt"', bytes([0xff, 0xfe], utf16('Grüße 🍵', 'le')))), 'le', 'Grüße 🍵'],
+      ];
+      for (const [b, title, content] of accepted) {
+        const res = await send(b);
+        assert.equal(res.status, 202, `${title}: ${JSON.stringify(res.body)}`);
+        const stored = (await api('GET', `/v1/documents/${res.body.document_id}`)).body;
+        assert.deepEqual([stored.title, stored.content], [title, content]);
       }
     });
 

@@ -67,6 +67,17 @@ async function waitForJobViaMcp(mcp: Client, jobId: string): Promise<any> {
   );
 }
 
+/** Opens an HTTP+SSE stream by hand; answers its message endpoint and the controller that closes it. */
+async function openSse(app: TestApp, token: string): Promise<{ controller: AbortController; endpoint: string }> {
+  const controller = new AbortController();
+  const stream = await politeFetch(`${app.url}/mcp/sse`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: controller.signal });
+  assert.equal(stream.status, 200);
+  const reader = stream.body!.getReader();
+  let text = '';
+  while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+  return { controller, endpoint: /data: (\S+)/.exec(text)![1]! };
+}
+
 async function tokenOf(app: TestApp, tenantId: string, scopes: McpScope[]): Promise<string> {
   return (await fetchAccessToken(app.url, await registerOAuthClient(app, tenantId, scopes))).access_token;
 }
@@ -449,13 +460,7 @@ for (const database of testDatabases()) {
       const t = await createTenant(app);
       const owner = await tokenOf(app, t.id, ['mcp:read']);
       const stranger = await tokenOf(app, t.id, ['mcp:read']);
-      const controller = new AbortController();
-      const stream = await politeFetch(`${app.url}/mcp/sse`, { headers: { authorization: `Bearer ${owner}`, accept: 'text/event-stream' }, signal: controller.signal });
-      assert.equal(stream.status, 200);
-      const reader = stream.body!.getReader();
-      let text = '';
-      while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
-      const endpoint = /data: (\S+)/.exec(text)![1]!;
+      const { controller, endpoint } = await openSse(app, owner);
       assert.match(endpoint, /^\/mcp\/message\?sessionId=[0-9a-f-]{36}$/);
       const initialize = {
         jsonrpc: '2.0',
@@ -471,15 +476,7 @@ for (const database of testDatabases()) {
     it('ends an SSE session whose client goes away, and keeps serving', async () => {
       const t = await createTenant(app);
       const token = await tokenOf(app, t.id, ['mcp:read']);
-      const open = async () => {
-        const controller = new AbortController();
-        const stream = await politeFetch(`${app.url}/mcp/sse`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: controller.signal });
-        assert.equal(stream.status, 200);
-        const reader = stream.body!.getReader();
-        let text = '';
-        while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
-        return { controller, endpoint: /data: (\S+)/.exec(text)![1]! };
-      };
+      const open = () => openSse(app, token);
       const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
       const gone = await open();
       assert.equal((await rawPost(app, token, ping, { path: gone.endpoint })).status, 202);
@@ -489,6 +486,39 @@ for (const database of testDatabases()) {
       const next = await open();
       assert.equal((await rawPost(app, token, ping, { path: next.endpoint })).status, 202);
       next.controller.abort();
+    });
+
+    it('refuses a message whose text is not UTF-8 with 422 and a parse error naming the field, on both transports, and runs nothing', async () => {
+      const t = await createTenant(app);
+      const credentials = await registerOAuthClient(app, t.id, ['mcp:write']);
+      const token = (await fetchAccessToken(app.url, credentials)).access_token;
+      const message = Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_knowledge_base","arguments":{"name":"m'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}}}'),
+      ]);
+      const sse = await openSse(app, token);
+      for (const path of ['/mcp', sse.endpoint]) {
+        const res = await politeFetch(app.url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+          body: message,
+        });
+        assert.equal(res.status, 422, path);
+        const { error } = (await res.json()) as { error: { code: number; message: string; data: { error: string; fields: { field: string }[] } } };
+        assert.equal(error.code, -32700, path);
+        assert.equal(error.data.error, 'validation_failed');
+        assert.deepEqual(error.data.fields.map((f) => f.field), ['body.params.arguments.name'], path);
+      }
+      sse.controller.abort();
+      assert.deepEqual((await client(app.url, t.key)('GET', '/v1/knowledge-bases')).body, []);
+      // X-User-Id arrives as bytes: the search tool refuses ones that are not UTF-8, as REST does.
+      const notUtf8 = Buffer.from([0x75, 0xff]).toString('latin1');
+      const mcp = await connectMcp(app, 'streamable-http', { credentials }, { headers: { 'x-user-id': notUtf8 } });
+      assert.match(await toolErrorText(mcp, 'search', { query: 'anything' }), /^validation_failed.*header\.x-user-id/);
+      await mcp.close();
+      const { rows } = await app.db.query("SELECT 1 FROM usage_events WHERE tenant_id = $1 AND event_type = 'query'", [t.id]);
+      assert.equal(rows.length, 0);
     });
 
     it('isolates sub-tenants: an application of a sub-tenant sees only that sub-tenant', async () => {

@@ -188,6 +188,32 @@ for (const database of testDatabases()) {
         assert.equal(all.scope, 'mcp:read mcp:write');
       });
 
+      it('refuses form text that is not UTF-8 with invalid_request, and Basic credentials that are not UTF-8 with invalid_client', async () => {
+        const t = await createTenant(app);
+        const credentials = await registerOAuthClient(app, t.id, ['mcp:read']);
+        const post = async (path: string, body: string | Buffer, headers: Record<string, string> = {}) => {
+          const res = await politeFetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+          return { status: res.status, body: (await res.json()) as Record<string, string> };
+        };
+        const form = `grant_type=client_credentials&client_id=${credentials.client_id}&client_secret=${credentials.client_secret}`;
+        const refused: Array<[string, string | Buffer, RegExp]> = [
+          ['/oauth/token', `${form}&scope=mcp%3Aread%FF`, /body\.scope must be valid UTF-8/],
+          ['/oauth/token', Buffer.concat([Buffer.from(`${form}&scope=mcp:read`), Buffer.from([0xff])]), /body must be valid UTF-8/],
+          ['/oauth/revoke', `client_id=${credentials.client_id}&client_secret=${credentials.client_secret}&token=a%C3%28`, /body\.token must be valid UTF-8/],
+        ];
+        for (const [path, body, description] of refused) {
+          const res = await post(path, body);
+          assert.equal(res.status, 400, `${path}: ${JSON.stringify(res.body)}`);
+          assert.equal(res.body.error, 'invalid_request');
+          assert.match(res.body.error_description!, description);
+        }
+        const basic = `Basic ${Buffer.concat([Buffer.from(`${credentials.client_id}:`), Buffer.from([0xff, 0xfe])]).toString('base64')}`;
+        const wrongBytes = await post('/oauth/token', 'grant_type=client_credentials', { authorization: basic });
+        assert.equal(wrongBytes.status, 401);
+        assert.equal(wrongBytes.body.error, 'invalid_client');
+        assert.match(wrongBytes.body.error_description!, /not UTF-8/);
+      });
+
       it('refuses scopes beyond the client and unknown scopes with invalid_scope', async () => {
         const t = await createTenant(app);
         const credentials = await registerOAuthClient(app, t.id, ['mcp:read']);

@@ -201,6 +201,23 @@ for (const database of testDatabases()) {
       assert.equal((await visitor.page('/portal/password?token=%00')).status, 422);
     });
 
+    it('refuses form and query text that is not UTF-8 with 422 naming the field, before any lookup', async () => {
+      const visitor = new PortalVisitor(app.url);
+      const token = PortalVisitor.field((await visitor.page('/portal/sign-in')).html, '_form');
+      const bodies: Array<[string | Buffer, RegExp]> = [
+        [`_form=${token}&email=a%FF%40example.test&password=x`, /form\.email: must be valid UTF-8/],
+        [Buffer.concat([Buffer.from(`_form=${token}&email=a`), Buffer.from([0xff]), Buffer.from('@example.test&password=x')]), /form: must be valid UTF-8/],
+      ];
+      for (const [body, field] of bodies) {
+        const res = await visitor.request('POST', '/portal/sign-in', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+        assert.equal(res.status, 422);
+        assert.match(await res.text(), field);
+      }
+      const link = await visitor.page('/portal/password?token=%C3%28');
+      assert.equal(link.status, 422);
+      assert.match(link.html, /query\.token: must be valid UTF-8/);
+    });
+
     it('limits reset requests per IP address', async () => {
       const visitor = new PortalVisitor(app.url);
       const statuses: number[] = [];

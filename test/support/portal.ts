@@ -18,11 +18,16 @@ export class PortalVisitor {
     readonly headers: Record<string, string> = {},
   ) {}
 
-  async request(method: string, path: string, options: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+  /** `body` is sent as it is (with the content type in `headers`), for bodies no form or JSON value makes. */
+  async request(
+    method: string,
+    path: string,
+    options: { form?: Record<string, string>; json?: unknown; body?: string | Buffer; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { ...this.headers, ...options.headers };
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (cookie) headers.cookie = cookie;
-    let body: string | undefined;
+    let body = options.body;
     if (options.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(options.form).toString();

@@ -17,14 +17,19 @@ function decodeQuotedPrintable(raw: string): string {
 
 /**
  * A real SMTP server on loopback (the `smtp-server` package): Lore's SMTP mailer talks to it as to
- * any mail server; the test reads what arrived.
+ * any mail server; the test reads what arrived. Recipients `refuse` picks are refused, quoted in the
+ * answer as real servers do.
  */
-export async function startSmtpServer(): Promise<{ url: string; mails: ReceivedMail[]; close(): Promise<void> }> {
+export async function startSmtpServer(options: { refuse?: (address: string) => boolean } = {}): Promise<{ url: string; mails: ReceivedMail[]; close(): Promise<void> }> {
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (options.refuse?.(address.address)) callback(Object.assign(new Error(`<${address.address}>: Recipient address rejected: User unknown`), { responseCode: 550 }));
+      else callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));

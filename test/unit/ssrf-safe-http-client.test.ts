@@ -62,6 +62,53 @@ describe('SsrfSafeHttpClient', () => {
     }
   });
 
+  it('refuses IPv6 forms that embed an IPv4 address (IPv4-compatible, translated, NAT64, 6to4, Teredo), as literals and as DNS answers', async () => {
+    const spellings = [
+      '::7f00:1', // IPv4-compatible 127.0.0.1, the spelling the probe got through
+      '::127.0.0.1',
+      '0:0:0:0:0:0:7f00:1',
+      '::a9fe:a9fe', // 169.254.169.254
+      '::a00:1', // 10.0.0.1
+      '::c0a8:101', // 192.168.1.1
+      '::5db8:d822', // 93.184.216.34: the deprecated form is refused whatever it embeds
+      '::ffff:a9fe:a9fe', // IPv4-mapped 169.254.169.254
+      '::ffff:a00:1',
+      '::ffff:0:7f00:1', // IPv4-translated (RFC 6145)
+      '64:ff9b::7f00:1', // NAT64, well-known prefix
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b::a00:1',
+      '64:ff9b::5db8:d822',
+      '64:ff9b:1::a00:1', // NAT64, local-use prefix
+      '64:ff9b:1:a9fe:a9fe::',
+      '2002:a9fe:a9fe::1', // 6to4
+      '2002:a00:1::1',
+      '2002:7f00:1::',
+      '2001:0:a00:1::1', // Teredo
+      '2001:0:4136:e378:8000:63bf:f5ff:fffe', // Teredo whose client is 10.0.0.1 (obfuscated)
+      '::1:0:0:1', // the rest of ::/8, reserved
+      '100::1', // discard-only
+      '2001:db8::1', // documentation
+    ];
+    const dns: Record<string, string[]> = {};
+    for (const [i, address] of spellings.entries()) {
+      const literal = await refusal(post(strict, `https://[${address}]:8443/hook`));
+      assert.equal(literal.reason, 'blocked_address', address);
+      dns[`aaaa-${i}.example`] = [address];
+    }
+    const answering = new SsrfSafeHttpClient({ allowedNetworks: [], timeoutMs: 2000, resolve: (hostname) => Promise.resolve(dns[hostname] ?? []) });
+    for (const [i, address] of spellings.entries()) {
+      assert.equal((await refusal(answering.check(`https://aaaa-${i}.example/`))).reason, 'blocked_address', address);
+    }
+    // An allow-listed IPv4 network does not let its IPv4-compatible or NAT64 spelling through.
+    const allowed = new SsrfSafeHttpClient({ allowedNetworks: ['127.0.0.1/32'], timeoutMs: 2000, resolve });
+    for (const address of ['::7f00:1', '64:ff9b::7f00:1', '2002:7f00:1::1']) {
+      assert.equal((await refusal(post(allowed, `https://[${address}]/hook`))).reason, 'blocked_address', address);
+    }
+    // Global unicast IPv6 stays reachable.
+    await strict.check('https://[2606:4700:4700::1111]/hook');
+    await strict.check('https://[2001:4860:4860::8888]/hook');
+  });
+
   it('refuses a host name that resolves to a private address, at connect time', async () => {
     assert.equal((await refusal(post(strict, 'https://localhost.example/hook'))).reason, 'blocked_address');
     assert.equal((await refusal(post(strict, 'https://metadata.example/'))).reason, 'blocked_address');
